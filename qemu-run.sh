@@ -1,0 +1,659 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# qemu-run.sh - build the Debian linux-source-6.1 kernel with the patches in
+# patches/series applied, build the kernel's filesystems/fat kselftests, boot
+# the kernel in QEMU (TCG by default) from a generated initramfs and run the
+# suite there.  Exit status 0 means: the guest reported success on its verdict
+# port, every test passed (none failed, at least one passed) and the kernel log
+# is free of BUG/WARNING/KASAN/UBSAN/lockdep splats.
+#
+# Run ./qemu-run.sh --help for the options.
+
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+PROG=${0##*/}
+
+# ---------------------------------------------------------------- defaults --
+CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/vfat-nolongcreate
+TARBALL=${VFAT_KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+SUITE=filesystems/fat
+CONFIGS=()
+MODE=tests            # tests | shell | kernel-only | check-series
+NO_BUILD=0
+JOBS=$(nproc 2>/dev/null || echo 2)
+KEEP=0
+TIMEOUT=900
+TIMEOUT_SET=0
+ACCEL=tcg
+VERBOSE=0
+GUEST_CMD=
+NO_SUITE=0
+MEM=1G
+SMP=2
+
+usage() {
+	cat <<EOF
+Usage: $PROG [OPTIONS]
+
+Build the patched 6.1 kernel (patches/series applied to linux-source-6.1),
+build the $SUITE kselftests with the kernel's selftest build, boot the
+kernel in QEMU and run the suite.  Prints the suite's TAP and a final line
+"N passed, N failed, N skipped".  Exit status: 0 all passed, 1 failure (patch,
+config, build, test, kernel splat, guest hang), 2 usage error or missing
+packages that cannot be installed (not root).
+
+Options:
+  --config NAME[,NAME...]  config fragments on top of base.config: normal
+                           (default: base only), debug (KASAN, lockdep,
+                           UBSAN...), default-on (FAT_DEFAULT_NOLONGCREATE=y).
+                           May be repeated; any config-fragments/NAME.config.
+  --shell                  boot into an interactive shell (serial on stdio)
+                           with a scratch 64 MiB vfat image on /dev/loop0
+                           (/tmp/scratch.img) and /mnt; no timeout unless
+                           --timeout is given.  Leave with 'exit' or Ctrl-D.
+  --kernel-only            build kernel and selftests, do not boot
+  --check-series           only apply patches/series to the pristine tree and
+                           check selftests/ against it (no build)
+  --no-build               reuse the last kernel + selftests of that config
+  --guest-cmd 'CMD'        run CMD (bash -c) in the guest before the suite;
+                           its output is saved to results/<config>/guest-cmd.txt
+                           and a non-zero exit status fails the run
+  --no-suite               with --guest-cmd: run only CMD, not the suite
+  --jobs N                 make -jN (default: $JOBS)
+  --cache DIR              cache dir (default: \${XDG_CACHE_HOME:-\$HOME/.cache}/vfat-nolongcreate)
+  --keep                   keep the initramfs staging dir and cpio
+  --timeout SECS           hard host-side limit for one boot (default $TIMEOUT)
+  --accel tcg|kvm|auto     QEMU accelerator (default tcg; auto = KVM only if a
+                           short probe boot succeeds, else TCG)
+  --verbose                show build output and the guest console live
+  -h, --help               this help
+
+Results: <cache>/results/<config>/{tap.txt,console.log,summary.txt,...}
+EOF
+}
+
+die_usage() {
+	echo "$PROG: $*" >&2
+	echo "Try '$PROG --help'." >&2
+	exit 2
+}
+
+need_arg() {
+	[[ $# -ge 2 && -n $2 ]] || die_usage "option $1 needs an argument"
+}
+
+while [[ $# -gt 0 ]]; do
+	opt=$1
+	if [[ $opt == --*=* ]]; then
+		set -- "${opt%%=*}" "${opt#*=}" "${@:2}"
+		opt=$1
+	fi
+	case $opt in
+	-h | --help) usage; exit 0 ;;
+	--config) need_arg "$@"; IFS=, read -r -a _c <<<"$2"; CONFIGS+=("${_c[@]}"); shift 2 ;;
+	--shell) MODE=shell; shift ;;
+	--kernel-only) MODE=kernel-only; shift ;;
+	--check-series) MODE=check-series; shift ;;
+	--no-build) NO_BUILD=1; shift ;;
+	--guest-cmd) need_arg "$@"; GUEST_CMD=$2; shift 2 ;;
+	--no-suite) NO_SUITE=1; shift ;;
+	--jobs | -j) need_arg "$@"; JOBS=$2; shift 2 ;;
+	--cache) need_arg "$@"; CACHE=$2; shift 2 ;;
+	--keep) KEEP=1; shift ;;
+	--timeout) need_arg "$@"; TIMEOUT=$2; TIMEOUT_SET=1; shift 2 ;;
+	--accel) need_arg "$@"; ACCEL=$2; shift 2 ;;
+	--verbose | -v) VERBOSE=1; shift ;;
+	*) die_usage "unknown option: $opt" ;;
+	esac
+done
+
+[[ $JOBS =~ ^[1-9][0-9]*$ ]] || die_usage "--jobs wants a positive number"
+[[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || die_usage "--timeout wants a positive number of seconds"
+case $ACCEL in tcg | kvm | auto) ;; *) die_usage "--accel wants tcg, kvm or auto" ;; esac
+if [[ $NO_SUITE == 1 && -z $GUEST_CMD ]]; then
+	die_usage "--no-suite needs --guest-cmd"
+fi
+
+# Normalise the config set: sorted, unique, 'normal' and 'base' dropped.
+declare -A _seen=()
+FRAGS=()
+for c in "${CONFIGS[@]}"; do
+	c=${c//[[:space:]]/}
+	case $c in "" | normal | base) continue ;; esac
+	[[ $c =~ ^[A-Za-z0-9_-]+$ ]] || die_usage "bad config name: $c"
+	[[ -f $REPO/config-fragments/$c.config ]] ||
+		die_usage "unknown config '$c' (no config-fragments/$c.config)"
+	[[ -n ${_seen[$c]:-} ]] && continue
+	_seen[$c]=1
+	FRAGS+=("$c")
+done
+if [[ ${#FRAGS[@]} -gt 0 ]]; then
+	mapfile -t FRAGS < <(printf '%s\n' "${FRAGS[@]}" | sort)
+	CFGNAME=$(IFS=+; echo "${FRAGS[*]}")
+else
+	CFGNAME=normal
+fi
+
+mkdir -p "$CACHE"
+CACHE=$(cd "$CACHE" && pwd -P)
+case $CACHE/ in
+"$REPO"/*) die_usage "the cache dir must not be inside the repository ($CACHE)" ;;
+esac
+
+SRCROOT=$CACHE/src
+SRC=$SRCROOT/linux
+BUILD=$CACHE/build/$CFGNAME
+RESULTS=$CACHE/results/$CFGNAME
+KSFT=$BUILD/kselftest_install
+LOGDIR=$RESULTS/logs
+mkdir -p "$RESULTS" "$LOGDIR"
+export CCACHE_DIR=$CACHE/ccache
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
+# Reproducible build identity: warm rebuilds and ccache hits.
+export KBUILD_BUILD_USER=vfat KBUILD_BUILD_HOST=nolongcreate
+export KBUILD_BUILD_TIMESTAMP="1970-01-01"
+
+# ------------------------------------------------------------ stage helpers --
+STAGE=
+STAGE_START=0
+STAGE_LOG=
+
+fmt_time() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
+
+stage_begin() {
+	STAGE=$1
+	STAGE_LOG=$LOGDIR/$1.log
+	STAGE_START=$SECONDS
+	: >"$STAGE_LOG"
+}
+
+stage_end() {
+	printf '[%s] %s%s\n' "$STAGE" "$(fmt_time $((SECONDS - STAGE_START)))" "${1:+ $1}"
+}
+
+show_log_tail() {
+	local log=$1
+	echo "  log: $log" >&2
+	if [[ -s $log ]]; then
+		echo "  --- last 30 lines ---" >&2
+		tail -n 30 "$log" | sed 's/^/  | /' >&2
+	fi
+}
+
+# fail MESSAGE...: stage failure, with the stage log's tail.
+fail() {
+	printf '[%s] FAILED after %s\n' "$STAGE" "$(fmt_time $((SECONDS - STAGE_START)))" >&2
+	printf '%s: %s\n' "$PROG" "$*" >&2
+	[[ -n $STAGE_LOG ]] && show_log_tail "$STAGE_LOG"
+	exit 1
+}
+
+# run CMD...: run with output to the stage log (and the terminal if --verbose).
+run() {
+	printf '+ %s\n' "$*" >>"$STAGE_LOG"
+	if [[ $VERBOSE == 1 ]]; then
+		"$@" 2>&1 | tee -a "$STAGE_LOG"
+		return "${PIPESTATUS[0]}"
+	fi
+	"$@" >>"$STAGE_LOG" 2>&1
+}
+
+# ------------------------------------------------------------------- deps ---
+# command-or-file : Debian package
+DEPS=(
+	gcc:gcc make:make bc:bc bison:bison flex:flex cpio:cpio xz:xz-utils
+	perl:perl git:git ccache:ccache flock:util-linux losetup:mount
+	mount:mount mountpoint:util-linux setsid:util-linux timeout:coreutils
+	ldd:libc-bin qemu-system-x86_64:qemu-system-x86 mkfs.vfat:dosfstools
+	fsck.vfat:dosfstools mcopy:mtools chattr:e2fsprogs dash:dash
+	mawk:mawk diff:diffutils find:findutils sed:sed grep:grep rsync:rsync
+	/bin/busybox:busybox-static
+	/usr/include/gelf.h:libelf-dev /usr/include/openssl/ssl.h:libssl-dev
+	"$TARBALL":linux-source-6.1
+)
+
+stage_deps() {
+	stage_begin deps
+	local extra=() missing=() d what pkg
+	[[ $MODE == check-series ]] && extra=(shellcheck:shellcheck)
+	for d in "${DEPS[@]}" "${extra[@]}"; do
+		what=${d%:*} pkg=${d##*:}
+		if [[ $what == /* ]]; then
+			[[ -e $what ]] && continue
+		else
+			PATH=$PATH:/usr/sbin:/sbin command -v "$what" >/dev/null 2>&1 && continue
+		fi
+		[[ " ${missing[*]} " == *" $pkg "* ]] || missing+=("$pkg")
+	done
+	if [[ ${#missing[@]} -gt 0 ]]; then
+		local cmd="apt-get update && apt-get install -y --no-install-recommends ${missing[*]}"
+		if [[ $(id -u) != 0 ]]; then
+			echo "$PROG: missing packages: ${missing[*]}" >&2
+			echo "Install them as root with:" >&2
+			echo "  $cmd" >&2
+			exit 2
+		fi
+		echo "[deps] installing: ${missing[*]}"
+		export DEBIAN_FRONTEND=noninteractive
+		run apt-get update </dev/null ||
+			fail "apt-get update failed"
+		run apt-get install -y --no-install-recommends "${missing[@]}" </dev/null ||
+			fail "apt-get install ${missing[*]} failed"
+	fi
+	stage_end
+}
+
+# ----------------------------------------------------------------- source ---
+git_s() { git -C "$SRC" -c user.name="vfat-nolongcreate runner" \
+	-c user.email=runner@vfat-nolongcreate.invalid -c advice.detachedHead=false \
+	-c gc.auto=0 "$@"; }
+
+# Patch files named in patches/series, in order (absolute paths).
+series_patches() {
+	local series=$REPO/patches/series line
+	[[ -f $series ]] || return 0
+	while IFS= read -r line || [[ -n $line ]]; do
+		line=${line%%#*}
+		line=${line//[[:space:]]/}
+		[[ -z $line ]] && continue
+		printf '%s\n' "$REPO/patches/$line"
+	done <"$series"
+}
+
+ensure_pristine() {
+	local stamp want
+	want="$(stat -c '%n %s %Y' "$TARBALL") $(dpkg-query -W -f '${Version}' linux-source-6.1 2>/dev/null || true)"
+	stamp=$SRCROOT/pristine.stamp
+	if [[ -f $stamp && $(cat "$stamp") == "$want" && -d $SRC/.git ]] &&
+		git_s rev-parse -q --verify pristine >/dev/null; then
+		return 0
+	fi
+	echo "  extracting $TARBALL into $SRC (once)" >>"$STAGE_LOG"
+	rm -rf "$SRCROOT"
+	mkdir -p "$SRCROOT/tmp"
+	run tar -C "$SRCROOT/tmp" -xf "$TARBALL" || fail "cannot extract $TARBALL"
+	local top
+	top=$(find "$SRCROOT/tmp" -mindepth 1 -maxdepth 1 -type d | head -n 1)
+	[[ -f $top/Makefile ]] || fail "no kernel tree in $TARBALL"
+	mv "$top" "$SRC"
+	rmdir "$SRCROOT/tmp"
+	local ver
+	ver=$(make -s -C "$SRC" kernelversion 2>/dev/null) || ver=unknown
+	run git -C "$SRC" init -q || fail "git init failed"
+	# The tree's .gitignore ignores /* and friends, hence -f.
+	run git_s add -f -A || fail "git add failed"
+	run git_s commit -q -m "pristine linux-source $ver" || fail "git commit failed"
+	run git_s tag -f pristine || fail "git tag failed"
+	printf '%s\n' "$want" >"$stamp"
+}
+
+stage_source() {
+	stage_begin source
+	ensure_pristine
+	local patches=() p key
+	mapfile -t patches < <(series_patches)
+	for p in "${patches[@]}"; do
+		[[ -f $p ]] || fail "patches/series names ${p#"$REPO"/}, which does not exist"
+	done
+	# The applied state is keyed on the series content; a clean tree with
+	# the same key is reused untouched (keeps mtimes, so no rebuild).
+	key=$( { git_s rev-parse pristine; for p in "${patches[@]}"; do
+		printf '%s\n' "${p##*/}"; sha256sum <"$p"; done; } | sha256sum | cut -d' ' -f1)
+	if [[ -f $SRCROOT/applied.key && $(cat "$SRCROOT/applied.key") == "$key" &&
+		$(git_s rev-parse HEAD) == $(cat "$SRCROOT/applied.head" 2>/dev/null) &&
+		-z $(git_s status --porcelain --ignored --untracked-files=all | head -n 1) ]]; then
+		echo "  tree already at this series, reused" >>"$STAGE_LOG"
+	else
+		rm -f "$SRCROOT/applied.key"
+		if [[ -d $SRC/.git/rebase-apply ]]; then
+			git_s am --abort >>"$STAGE_LOG" 2>&1 || true
+		fi
+		run git_s checkout -q --detach pristine || fail "git checkout pristine failed"
+		run git_s reset -q --hard pristine || fail "git reset failed"
+		run git_s clean -fdxq || fail "git clean failed"
+		for p in "${patches[@]}"; do
+			if ! run git_s am -q "$p"; then
+				git_s am --abort >>"$STAGE_LOG" 2>&1 || true
+				fail "patch ${p#"$REPO"/} does not apply (git am failed; series order: patches/series)"
+			fi
+		done
+		git_s rev-parse HEAD >"$SRCROOT/applied.head"
+		printf '%s\n' "$key" >"$SRCROOT/applied.key"
+	fi
+	local n=${#patches[@]}
+	if [[ -d $REPO/selftests/$SUITE ]]; then
+		if ! diff -r "$REPO/selftests/$SUITE" "$SRC/tools/testing/selftests/$SUITE" >>"$STAGE_LOG" 2>&1; then
+			fail "selftests/ and patches/ disagree: selftests/$SUITE differs from" \
+				"tools/testing/selftests/$SUITE after applying patches/series (diff in the log)"
+		fi
+	fi
+	stage_end "($n patch(es) applied)"
+}
+
+# ----------------------------------------------------------------- config ---
+# Check that every line of a fragment made it into .config verbatim.
+verify_fragment() {
+	local frag=$1 cfg=$2 line sym bad=()
+	while IFS= read -r line || [[ -n $line ]]; do
+		line=${line%$'\r'}
+		if [[ $line =~ ^(CONFIG_[A-Za-z0-9_]+)= ]]; then
+			grep -qxF -- "$line" "$cfg" || {
+				sym=${BASH_REMATCH[1]}
+				bad+=("$line (have: $(grep -E "^(# )?${sym}[= ]" "$cfg" || echo "not present"))")
+			}
+		elif [[ $line =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set ]]; then
+			sym=${BASH_REMATCH[1]}
+			grep -q "^$sym=" "$cfg" && bad+=("$line (have: $(grep "^$sym=" "$cfg"))")
+		fi
+	done <"$frag"
+	if [[ ${#bad[@]} -gt 0 ]]; then
+		printf '%s\n' "${bad[@]/#/  ${frag#"$REPO"/}: }" >&2
+		return 1
+	fi
+}
+
+stage_config() {
+	stage_begin config
+	mkdir -p "$BUILD"
+	local frags=("$REPO/config-fragments/base.config") f
+	for f in "${FRAGS[@]}"; do frags+=("$REPO/config-fragments/$f.config"); done
+	[[ -f $SRC/tools/testing/selftests/$SUITE/config ]] &&
+		frags+=("$SRC/tools/testing/selftests/$SUITE/config")
+	# Generate into .config, but keep the old file (and its mtime) when the
+	# result is the same, so that a no-change run rebuilds nothing.
+	[[ -f $BUILD/.config ]] && cp -p "$BUILD/.config" "$BUILD/.config.prev"
+	run make -C "$SRC" O="$BUILD" CC="ccache gcc" tinyconfig || fail "make tinyconfig failed"
+	run "$SRC/scripts/kconfig/merge_config.sh" -m -O "$BUILD" "$BUILD/.config" "${frags[@]}" ||
+		fail "merge_config.sh failed"
+	run make -C "$SRC" O="$BUILD" CC="ccache gcc" olddefconfig || fail "make olddefconfig failed"
+	local unmet=0
+	for f in "${frags[@]}"; do
+		verify_fragment "$f" "$BUILD/.config" 2>>"$STAGE_LOG" || unmet=1
+	done
+	if [[ $unmet == 1 ]]; then
+		local msg
+		msg=$(for f in "${frags[@]}"; do verify_fragment "$f" "$BUILD/.config" 2>&1 || true; done)
+		STAGE_LOG=
+		fail "config options requested but not set in the final .config (unmet dependencies, or unknown to this tree):
+$msg"
+	fi
+	if [[ -f $BUILD/.config.prev ]] && cmp -s "$BUILD/.config" "$BUILD/.config.prev"; then
+		mv -f "$BUILD/.config.prev" "$BUILD/.config"
+	else
+		rm -f "$BUILD/.config.prev"
+	fi
+	stage_end "($CFGNAME)"
+}
+
+# ------------------------------------------------------------------ build ---
+stage_build() {
+	stage_begin build
+	run make -C "$SRC" O="$BUILD" CC="ccache gcc" HOSTCC="ccache gcc" -j"$JOBS" bzImage ||
+		fail "kernel build failed"
+	run make -C "$SRC" O="$BUILD" -j"$JOBS" headers || fail "make headers failed"
+	rm -rf "$KSFT" "$BUILD/kselftest"
+	run make -C "$SRC/tools/testing/selftests" O="$BUILD" TARGETS="$SUITE" \
+		KHDR_INCLUDES="-isystem $BUILD/usr/include" \
+		KSFT_INSTALL_PATH="$KSFT" -j"$JOBS" install ||
+		fail "selftest build of $SUITE failed"
+	[[ -x $KSFT/run_kselftest.sh && -d $KSFT/$SUITE ]] ||
+		fail "selftest install produced no $KSFT/$SUITE"
+	stage_end "($(du -k "$BUILD/arch/x86/boot/bzImage" | cut -f1) KiB bzImage)"
+}
+
+# ------------------------------------------------------------------- boot ---
+NONCE=
+INITRD=
+STAGING=
+
+make_initramfs() {
+	local mode=$1
+	stage_begin initramfs
+	NONCE=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
+	STAGING=$RESULTS/initramfs
+	INITRD=$RESULTS/initramfs.cpio
+	local conf=$RESULTS/guest-conf
+	rm -rf "$conf"
+	mkdir -p "$conf"
+	{
+		printf 'MODE=%q\n' "$mode"
+		printf 'NONCE=%q\n' "$NONCE"
+		printf 'SUITE=%q\n' "$SUITE"
+		printf 'RUN_SUITE=%q\n' "$((NO_SUITE == 0))"
+		printf 'CONFIG_NAME=%q\n' "$CFGNAME"
+		printf 'SPLAT_RE=%q\n' "$SPLAT_RE"
+	} >"$conf/runner.conf"
+	if [[ -n $GUEST_CMD ]]; then
+		printf '%s\n' "$GUEST_CMD" >"$conf/guest-cmd.sh"
+	fi
+	run "$REPO/scripts/mkinitramfs.sh" "$STAGING" "$INITRD" "$KSFT" "$conf" ||
+		fail "initramfs generation failed"
+	stage_end "($(du -k "$INITRD" | cut -f1) KiB)"
+}
+
+QEMU_ACCEL=()
+BZIMAGE=
+
+qemu_cmd() {
+	# qemu_cmd CONSOLE-SERIAL-SPEC VERDICT-FILE DATA-FILE [extra append]
+	local con=$1 verdict=$2 data=$3 append=${4:-}
+	QEMU=(qemu-system-x86_64 "${QEMU_ACCEL[@]}" -nographic -monitor none
+		-no-reboot -m "$MEM" -smp "$SMP" -kernel "$BZIMAGE" -initrd "$INITRD"
+		-serial "$con" -serial "file:$verdict" -serial "file:$data"
+		-net none
+		-append "console=ttyS0 panic=-1 panic_on_warn=1 oops=panic loglevel=7 $append")
+}
+
+choose_accel() {
+	case $ACCEL in
+	tcg) QEMU_ACCEL=(-accel tcg) ;;
+	kvm) QEMU_ACCEL=(-accel kvm) ;;
+	auto)
+		QEMU_ACCEL=(-accel tcg)
+		[[ -r /dev/kvm && -w /dev/kvm ]] || return 0
+		# Short probe boot under KVM: the guest only answers on its
+		# verdict port and reboots.  Anything else: stay with TCG.
+		local d=$RESULTS/kvm-probe
+		rm -rf "$d"
+		mkdir -p "$d"
+		: >"$d/verdict"
+		QEMU_ACCEL=(-accel kvm)
+		qemu_cmd "file:$d/console.log" "$d/verdict" "$d/data" "vfat_runner.probe=1"
+		if timeout -k 2 10 "${QEMU[@]}" </dev/null >"$d/qemu.log" 2>&1 &&
+			grep -q "^VFAT-RUNNER-PROBE ok $NONCE" "$d/verdict"; then
+			echo "  accel auto: KVM probe boot ok, using KVM" >>"$STAGE_LOG"
+		else
+			echo "  accel auto: KVM probe boot failed, using TCG" >>"$STAGE_LOG"
+			QEMU_ACCEL=(-accel tcg)
+		fi
+		;;
+	esac
+}
+
+SPLAT_RE='BUG:|WARNING:|KASAN:|UBSAN:|possible circular locking|possible recursive locking|inconsistent lock state|lockdep|Oops|Call Trace|kernel BUG|general protection|DEBUG_LOCKS_WARN_ON|suspicious RCU usage|ODEBUG:|Kernel panic|list_add corruption|list_del corruption|blocked for more than'
+
+# Extract "@@@VFAT-RUNNER-BEGIN name" ... "@@@VFAT-RUNNER-END name" sections
+# of the data port into RESULTS/<name>.
+split_data() {
+	local data=$1
+	tr -d '\r' <"$data" | awk -v dir="$RESULTS" '
+		/^@@@VFAT-RUNNER-BEGIN [A-Za-z0-9._-]+$/ { out = dir "/" $2 ".part"; printf "" > out; next }
+		/^@@@VFAT-RUNNER-END [A-Za-z0-9._-]+$/ { if (out != "") close(out); out = ""; next }
+		out != "" { print > out }
+	'
+	local f
+	for f in "$RESULTS"/*.part; do
+		[[ -e $f ]] || continue
+		mv -f "$f" "${f%.part}"
+	done
+}
+
+boot_and_test() {
+	local console=$RESULTS/console.log verdict=$RESULTS/verdict.txt data=$RESULTS/data.txt
+	rm -f "$console" "$verdict" "$data" "$RESULTS"/{tap.txt,dmesg.txt,guest-cmd.txt,guest-cmd.status,run_kselftest.status,summary.txt}
+	: >"$verdict"
+	: >"$console"
+	BZIMAGE=$BUILD/arch/x86/boot/bzImage
+	stage_begin boot
+	choose_accel
+	qemu_cmd "file:$console" "$verdict" "$data"
+	printf '+ %s\n' "${QEMU[*]}" >>"$STAGE_LOG"
+	local tailpid=
+	if [[ $VERBOSE == 1 ]]; then
+		tail -n +1 -F "$console" 2>/dev/null &
+		tailpid=$!
+	fi
+	timeout -k 10 "$TIMEOUT" "${QEMU[@]}" </dev/null >>"$STAGE_LOG" 2>&1 &
+	local qpid=$! rc=0 booted=0
+	while kill -0 "$qpid" 2>/dev/null; do
+		if [[ $booted == 0 ]] && grep -q '^vfat-runner: guest up' "$console" 2>/dev/null; then
+			booted=1
+			stage_end "(${QEMU_ACCEL[*]})"
+			stage_begin tests
+		fi
+		sleep 0.2
+	done
+	wait "$qpid" || rc=$?
+	if [[ -n $tailpid ]]; then
+		sleep 0.5
+		kill "$tailpid" 2>/dev/null || true
+		wait "$tailpid" 2>/dev/null || true
+	fi
+	[[ $booted == 0 ]] && { stage_end "(guest never reached init)"; stage_begin tests; }
+	STAGE_LOG=$LOGDIR/tests.log
+
+	split_data "$data"
+	local hung=0 qemu_failed=0 guest_ok=0 splats=
+	[[ $rc == 124 || $rc == 137 ]] && hung=1
+	[[ $hung == 0 && $rc != 0 ]] && qemu_failed=1
+	grep -q "^VFAT-RUNNER-VERDICT ok nonce=$NONCE " "$verdict" && guest_ok=1
+	splats=$(tr -d '\r' <"$console" | grep -E '^\[ *[0-9]+\.[0-9]+\]' | grep -E "$SPLAT_RE" || true)
+
+	# TAP: from the data port; if the guest died before sending it, from
+	# the console (best effort, for display only).
+	if [[ ! -f $RESULTS/tap.txt ]]; then
+		tr -d '\r' <"$console" | sed -n '/^TAP version/,$p' | grep -v '^\[ *[0-9]' >"$RESULTS/tap.partial.txt" || true
+	fi
+	if [[ -f $RESULTS/guest-cmd.txt ]]; then
+		echo "--- guest command output (exit status $(cat "$RESULTS/guest-cmd.status" 2>/dev/null || echo '?')) ---"
+		cat "$RESULTS/guest-cmd.txt"
+		echo "--- end of guest command output ---"
+	fi
+	local pass=0 failn=0 skip=0 plan=-1 seen=0 tapfile=
+	if [[ -f $RESULTS/tap.txt ]]; then
+		tapfile=$RESULTS/tap.txt
+	elif [[ -s $RESULTS/tap.partial.txt ]]; then
+		tapfile=$RESULTS/tap.partial.txt
+	fi
+	if [[ -n $tapfile ]]; then
+		cat "$tapfile"
+		read -r pass failn skip plan seen < <(awk -f "$REPO/scripts/tap-summary.awk" "$tapfile")
+	fi
+
+	local problems=()
+	if [[ $hung == 1 ]]; then
+		problems+=("guest hung: no exit within --timeout $TIMEOUT s (killed)")
+	elif [[ $qemu_failed == 1 ]]; then
+		problems+=("qemu exited with status $rc (see $LOGDIR/boot.log)")
+	fi
+	[[ -n $splats ]] && problems+=("kernel splat in the guest console log")
+	if [[ $guest_ok == 0 && $hung == 0 ]]; then
+		problems+=("guest did not report success on its verdict port (crash, panic, failed test or dirty dmesg)")
+	fi
+	if [[ $NO_SUITE == 0 ]]; then
+		[[ -z $tapfile ]] && problems+=("no TAP output from the suite")
+		[[ -n $tapfile && $plan -ge 0 && $seen -ne $plan ]] &&
+			problems+=("TAP plan 1..$plan but $seen results")
+		[[ $failn -gt 0 ]] && problems+=("$failn test(s) failed")
+		[[ $pass -eq 0 ]] && problems+=("no test passed")
+	fi
+	if [[ -f $RESULTS/guest-cmd.status && $(cat "$RESULTS/guest-cmd.status") != 0 ]]; then
+		problems+=("guest command exited with status $(cat "$RESULTS/guest-cmd.status")")
+	fi
+	if [[ $NO_SUITE == 1 ]]; then
+		# The guest command is the only "test".
+		if [[ -f $RESULTS/guest-cmd.status && $(cat "$RESULTS/guest-cmd.status") == 0 ]]; then
+			pass=1
+		else
+			pass=0 failn=1
+		fi
+	fi
+	# A guest that died, hung or splatted without a failing test still
+	# counts as one failure, so the summary line never reads as green.
+	if [[ ${#problems[@]} -gt 0 && $failn -eq 0 ]]; then
+		failn=1
+	fi
+
+	if [[ ${#problems[@]} -gt 0 ]]; then
+		printf '[tests] FAILED after %s\n' "$(fmt_time $((SECONDS - STAGE_START)))" >&2
+		printf '%s: %s\n' "$PROG" "${problems[@]}" >&2
+		if [[ -n $splats ]]; then
+			echo "  kernel splat lines:" >&2
+			printf '%s\n' "$splats" | head -n 20 | sed 's/^/  | /' >&2
+		fi
+		if [[ $hung == 1 || $guest_ok == 0 ]]; then
+			echo "  console: $console" >&2
+			echo "  --- last 30 console lines ---" >&2
+			tr -d '\r' <"$console" | tail -n 30 | sed 's/^/  | /' >&2
+		fi
+	else
+		stage_end "(verdict: $(head -n 1 "$verdict"))"
+	fi
+	echo "results: $RESULTS"
+	printf '%s passed, %s failed, %s skipped\n' "$pass" "$failn" "$skip" | tee "$RESULTS/summary.txt"
+	[[ ${#problems[@]} -eq 0 ]]
+}
+
+run_shell() {
+	BZIMAGE=$BUILD/arch/x86/boot/bzImage
+	choose_accel
+	local d=$RESULTS/shell
+	mkdir -p "$d"
+	qemu_cmd mon:stdio "$d/verdict" "$d/data"
+	echo "Booting $BZIMAGE ($CFGNAME) into a shell; 'exit' powers off, Ctrl-A X kills QEMU."
+	if [[ $TIMEOUT_SET == 1 ]]; then
+		timeout --foreground "$TIMEOUT" "${QEMU[@]}"
+	else
+		"${QEMU[@]}"
+	fi
+}
+
+# ------------------------------------------------------------------- main ---
+cleanup() {
+	if [[ $KEEP == 0 && -n $STAGING ]]; then
+		rm -rf "$STAGING" "$INITRD"
+	fi
+}
+trap cleanup EXIT
+
+exec 9>"$CACHE/.lock"
+if ! flock -n 9; then
+	echo "$PROG: another qemu-run.sh is using $CACHE, waiting..." >&2
+	flock 9
+fi
+
+stage_deps
+if [[ $NO_BUILD == 1 ]]; then
+	[[ $MODE == check-series ]] && die_usage "--no-build and --check-series do not mix"
+	[[ -f $BUILD/arch/x86/boot/bzImage && -x $KSFT/run_kselftest.sh ]] ||
+		{ echo "$PROG: --no-build: no previous build for config $CFGNAME in $BUILD" >&2; exit 1; }
+else
+	stage_source
+	[[ $MODE == check-series ]] && exit 0
+	stage_config
+	stage_build
+fi
+if [[ $MODE == kernel-only ]]; then
+	echo "kernel: $BUILD/arch/x86/boot/bzImage"
+	echo "kselftests: $KSFT"
+	exit 0
+fi
+if [[ $MODE == shell ]]; then
+	make_initramfs shell
+	run_shell
+	exit 0
+fi
+make_initramfs tests
+boot_and_test

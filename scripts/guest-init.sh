@@ -1,0 +1,138 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# guest-init.sh - /init of the test initramfs built by mkinitramfs.sh.
+#
+# Serial ports (see qemu-run.sh):
+#   ttyS0  console (kernel log, everything shown while running)
+#   ttyS1  verdict: written ONLY when everything passed, so a hang, panic or
+#          crash fails by default
+#   ttyS2  data: sections "@@@VFAT-RUNNER-BEGIN name" ... "@@@VFAT-RUNNER-END
+#          name" that the host saves as results/<config>/<name> (tap.txt,
+#          dmesg.txt, guest-cmd.txt, guest-cmd.status, ...)
+#
+# /etc/runner/runner.conf (written by qemu-run.sh) sets MODE (tests|shell),
+# NONCE, SUITE, RUN_SUITE, SPLAT_RE; /etc/runner/guest-cmd.sh is the optional
+# --guest-cmd.  Further jobs (a future --run PROGRAM) can follow the
+# guest-cmd pattern: run, capture to a file, send_section it.
+
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root TERM=${TERM:-linux} LANG=C.UTF-8
+umask 022
+
+# shellcheck disable=SC2317  # called through the EXIT trap
+power_off() {
+	sync
+	# No ACPI in this kernel: reboot, which QEMU (-no-reboot) turns into exit.
+	busybox reboot -f
+	echo b >/proc/sysrq-trigger 2>/dev/null
+	exit 1 # init exiting panics the kernel, panic=-1 reboots
+}
+trap power_off EXIT
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null || true
+mkdir -p /dev/pts /dev/shm
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+mount -t tmpfs tmpfs /run
+ln -sf /proc/self/fd /dev/fd 2>/dev/null
+ln -sf /proc/self/fd/0 /dev/stdin 2>/dev/null
+ln -sf /proc/self/fd/1 /dev/stdout 2>/dev/null
+ln -sf /proc/self/fd/2 /dev/stderr 2>/dev/null
+hostname vfat-guest 2>/dev/null || true
+
+MODE=tests NONCE='' SUITE=filesystems/fat RUN_SUITE=1 SPLAT_RE='BUG:|WARNING:|Oops|Call Trace'
+# shellcheck source=/dev/null
+. /etc/runner/runner.conf
+
+for port in /dev/ttyS1 /dev/ttyS2; do
+	stty -F "$port" raw -echo 2>/dev/null || true
+done
+
+# KVM probe boot (qemu-run.sh --accel auto): answer and leave.
+if grep -qw 'vfat_runner.probe=1' /proc/cmdline; then
+	echo "VFAT-RUNNER-PROBE ok $NONCE" >/dev/ttyS1
+	exit 0
+fi
+
+send_section() { # NAME FILE
+	{
+		echo "@@@VFAT-RUNNER-BEGIN $1"
+		cat "$2"
+		echo "@@@VFAT-RUNNER-END $1"
+	} >/dev/ttyS2
+}
+
+echo "vfat-runner: guest up ($(uname -r), uptime $(cut -d' ' -f1 /proc/uptime)s, mode $MODE)"
+
+if [[ $MODE == shell ]]; then
+	truncate -s 64M /tmp/scratch.img
+	mkfs.vfat -n SCRATCH /tmp/scratch.img >/dev/null
+	loopdev=$(losetup -f --show /tmp/scratch.img)
+	mkdir -p /mnt
+	cat <<EOF
+
+vfat-nolongcreate test shell ($(uname -r)).  Scratch vfat image:
+/tmp/scratch.img (64 MiB) attached to $loopdev, mount point /mnt.  Try:
+    mount -t vfat -o nolongcreate $loopdev /mnt
+    touch /mnt/README.TXT /mnt/a-long-name.txt    # the second must fail
+    grep /mnt /proc/self/mountinfo; dmesg | tail
+Kselftests: /kselftest (./run_kselftest.sh -c $SUITE).  'exit' powers off.
+
+EOF
+	cd /root || true
+	setsid -c bash -l </dev/ttyS0 >/dev/ttyS0 2>&1
+	exit 0
+fi
+
+ok=1
+if [[ -s /etc/runner/guest-cmd.sh ]]; then
+	echo "vfat-runner: running guest command"
+	(cd /tmp && bash /etc/runner/guest-cmd.sh) 2>&1 | tee /tmp/guest-cmd.txt
+	rc=${PIPESTATUS[0]}
+	echo "$rc" >/tmp/guest-cmd.status
+	echo "vfat-runner: guest command exit status $rc"
+	send_section guest-cmd.txt /tmp/guest-cmd.txt
+	send_section guest-cmd.status /tmp/guest-cmd.status
+	[[ $rc == 0 ]] || ok=0
+fi
+
+summary=
+if [[ $RUN_SUITE == 1 ]]; then
+	echo "vfat-runner: running kselftest collection $SUITE"
+	cd /kselftest || exit 1
+	./run_kselftest.sh -c "$SUITE" 2>&1 | tee /tmp/tap.txt
+	rc=${PIPESTATUS[0]}
+	cd /
+	# 6.1's run_kselftest.sh exits 0 even when a test fails (run_one
+	# ends with "cd -"), so the TAP is what counts; its status is
+	# recorded anyway and a non-zero one (bad collection...) fails too.
+	echo "$rc" >/tmp/run_kselftest.status
+	echo "vfat-runner: run_kselftest.sh exit status $rc"
+	send_section tap.txt /tmp/tap.txt
+	send_section run_kselftest.status /tmp/run_kselftest.status
+	read -r pass fail skip plan seen < <(awk -f /etc/runner/tap-summary.awk /tmp/tap.txt)
+	summary="pass=$pass fail=$fail skip=$skip"
+	echo "vfat-runner: TAP: $summary plan=$plan results=$seen"
+	if [[ $rc != 0 || $fail != 0 || $pass -lt 1 || $plan -lt 0 || $seen != "$plan" ]]; then
+		ok=0
+	fi
+fi
+
+dmesg >/tmp/dmesg.txt 2>&1
+send_section dmesg.txt /tmp/dmesg.txt
+if grep -E "$SPLAT_RE" /tmp/dmesg.txt >/tmp/splats.txt; then
+	echo "vfat-runner: kernel log has splats:"
+	cat /tmp/splats.txt
+	ok=0
+fi
+
+if [[ $ok == 1 ]]; then
+	echo "VFAT-RUNNER-VERDICT ok nonce=$NONCE $summary" >/dev/ttyS1
+	echo "vfat-runner: verdict ok"
+else
+	echo "vfat-runner: verdict FAILED"
+fi
+exit 0

@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# tap-summary.awk - count the results of kselftest TAP output
+# (tools/testing/selftests/run_kselftest.sh).  Prints one line:
+#     PASSED FAILED SKIPPED PLAN SEEN
+# PLAN is N of the top-level "1..N" (-1 if none), SEEN the number of
+# top-level "ok"/"not ok" lines.
+#
+# Counting: for every top-level test, the nested results that the runner
+# prefixed with "# " ("# ok 3 name", "# not ok 4 name", "# ok 5 name # SKIP")
+# are counted when present (kselftest_harness tests, TAP-printing scripts);
+# otherwise the top-level result itself counts.  A top-level "not ok" whose
+# nested results show no failure adds one failure (crash, timeout, exit
+# status).  "# SKIP" (any case) is a skip, never a pass; "# XFAIL" is a pass.
+# Nested results that no top-level line closes (runner died) count, plus one
+# failure.  Used both in the guest (busybox/mawk awk) and on the host: plain
+# POSIX awk only.
+
+function directive_skip(line,    l) {
+	l = tolower(line)
+	return (l ~ /#[ \t]*skip([^a-z]|$)/)
+}
+
+function flush_top(is_ok, line) {
+	if (np + nf + ns > 0) {
+		pass += np; fail += nf; skip += ns
+		if (!is_ok && nf == 0)
+			fail++
+	} else if (directive_skip(line)) {
+		skip++
+	} else if (is_ok) {
+		pass++
+	} else {
+		fail++
+	}
+	np = nf = ns = 0
+	seen++
+}
+
+BEGIN { pass = fail = skip = seen = 0; plan = -1; np = nf = ns = 0 }
+
+{ sub(/\r$/, "") }
+
+/^1\.\.[0-9]+/ {
+	if (plan < 0) { p = $0; sub(/^1\.\./, "", p); sub(/[^0-9].*$/, "", p); plan = p + 0 }
+	next
+}
+
+/^ok [0-9]+/ || /^ok$/ { flush_top(1, $0); next }
+/^not ok [0-9]+/ || /^not ok$/ { flush_top(0, $0); next }
+
+/^# ok [0-9]+/ {
+	if (directive_skip($0)) ns++; else np++
+	next
+}
+/^# not ok [0-9]+/ {
+	if (directive_skip($0)) ns++; else nf++
+	next
+}
+
+END {
+	if (np + nf + ns > 0) {
+		pass += np; fail += nf + 1; skip += ns
+	}
+	printf "%d %d %d %d %d\n", pass, fail, skip, plan, seen
+}

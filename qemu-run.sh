@@ -54,8 +54,9 @@ Options:
                            (/tmp/scratch.img) and /mnt; no timeout unless
                            --timeout is given.  Leave with 'exit' or Ctrl-D.
   --kernel-only            build kernel and selftests, do not boot
-  --check-series           only apply patches/series to the pristine tree and
-                           check selftests/ against it (no build)
+  --check-series           only apply patches/series to the pristine tree,
+                           check selftests/ against it and run the tree's
+                           checkpatch.pl --strict on every patch (no build)
   --no-build               reuse the last kernel + selftests of that config
   --guest-cmd 'CMD'        run CMD (bash -c) in the guest before the suite;
                            its output is saved to results/<config>/guest-cmd.txt
@@ -330,6 +331,39 @@ stage_source() {
 		fi
 	fi
 	stage_end "($n patch(es) applied)"
+}
+
+# -------------------------------------------------------------- checkpatch ---
+# checkpatch.pl --strict of the (patched) tree on every patch of the series.
+# Prints "  ok   checkpatch NAME" / "  FAIL checkpatch NAME" per patch.
+stage_checkpatch() {
+	stage_begin checkpatch
+	local patches=() p name log bad=0 good=0 f
+	mapfile -t patches < <(series_patches)
+	for f in "$REPO"/patches/*.patch; do
+		[[ -e $f ]] || continue
+		name=${f##*/}
+		[[ $name == 0000-cover-letter.patch ]] && continue
+		[[ " ${patches[*]} " == *" $f "* ]] ||
+			echo "$PROG: warning: patches/$name is not listed in patches/series" >&2
+	done
+	for p in "${patches[@]}"; do
+		name=${p##*/}
+		log=$LOGDIR/checkpatch-$name.log
+		if (cd "$SRC" && perl scripts/checkpatch.pl --strict --color=never "$p") >"$log" 2>&1; then
+			echo "  ok   checkpatch $name"
+			good=$((good + 1))
+		else
+			echo "  FAIL checkpatch $name"
+			sed 's/^/  | /' "$log"
+			bad=$((bad + 1))
+		fi
+	done
+	if [[ $bad -gt 0 ]]; then
+		STAGE_LOG=
+		fail "checkpatch.pl --strict found problems in $bad of ${#patches[@]} patch(es)"
+	fi
+	stage_end "($good patch(es) clean)"
 }
 
 # ----------------------------------------------------------------- config ---
@@ -641,7 +675,10 @@ if [[ $NO_BUILD == 1 ]]; then
 		{ echo "$PROG: --no-build: no previous build for config $CFGNAME in $BUILD" >&2; exit 1; }
 else
 	stage_source
-	[[ $MODE == check-series ]] && exit 0
+	if [[ $MODE == check-series ]]; then
+		stage_checkpatch
+		exit 0
+	fi
 	stage_config
 	stage_build
 fi

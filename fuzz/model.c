@@ -277,6 +277,16 @@ static void convert_part(const uint32_t *u, size_t from, size_t to,
 		if (c && strchr("+,;=[]", (int)c) && c < 0x80) {
 			b = '_';
 			p->invalid = 1;
+		} else if (c == 0x7F) {
+			/*
+			 * DEL: the contract says "non-ASCII char" for what
+			 * blocks the lcase flags and fails check=strict; the
+			 * kernel (like stock vfat) means "byte >= 0x7F", so
+			 * DEL counts as well.  Found by the fuzzer (seed 1),
+			 * see README "Differential test".
+			 */
+			b = c;
+			p->has_nonascii = 1;
 		} else if (c < 0x80) {
 			b = c;
 			if (b >= 'a' && b <= 'z') {

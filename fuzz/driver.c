@@ -457,6 +457,7 @@ int main(int argc, char **argv)
 	       seed, count, batch_size, seed, count, batch_size);
 	fflush(stdout);
 
+	clock_init();
 	mkdir(WORK, 0755);
 	mkdir(MNT, 0755);
 	make_image(IMG, 32, 16, 4);	/* FAT16, 2 KiB clusters */

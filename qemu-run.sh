@@ -29,6 +29,7 @@ TIMEOUT_SET=0
 ACCEL=tcg
 VERBOSE=0
 GUEST_CMD=
+RUNS=()
 NO_SUITE=0
 MEM=1G
 SMP=2
@@ -61,7 +62,11 @@ Options:
   --guest-cmd 'CMD'        run CMD (bash -c) in the guest before the suite;
                            its output is saved to results/<config>/guest-cmd.txt
                            and a non-zero exit status fails the run
-  --no-suite               with --guest-cmd: run only CMD, not the suite
+  --run 'PROG [ARGS]'      copy the host executable PROG (static, e.g. the
+                           bench/fuzz programs) into the guest and run it with
+                           ARGS (shell words) after --guest-cmd; output and
+                           status are captured like --guest-cmd's. Repeatable.
+  --no-suite               with --guest-cmd/--run: run only those, not the suite
   --jobs N                 make -jN (default: $JOBS)
   --cache DIR              cache dir (default: \${XDG_CACHE_HOME:-\$HOME/.cache}/vfat-nolongcreate)
   --keep                   keep the initramfs staging dir and cpio
@@ -99,6 +104,7 @@ while [[ $# -gt 0 ]]; do
 	--check-series) MODE=check-series; shift ;;
 	--no-build) NO_BUILD=1; shift ;;
 	--guest-cmd) need_arg "$@"; GUEST_CMD=$2; shift 2 ;;
+	--run) need_arg "$@"; RUNS+=("$2"); shift 2 ;;
 	--no-suite) NO_SUITE=1; shift ;;
 	--jobs | -j) need_arg "$@"; JOBS=$2; shift 2 ;;
 	--cache) need_arg "$@"; CACHE=$2; shift 2 ;;
@@ -113,8 +119,8 @@ done
 [[ $JOBS =~ ^[1-9][0-9]*$ ]] || die_usage "--jobs wants a positive number"
 [[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || die_usage "--timeout wants a positive number of seconds"
 case $ACCEL in tcg | kvm | auto) ;; *) die_usage "--accel wants tcg, kvm or auto" ;; esac
-if [[ $NO_SUITE == 1 && -z $GUEST_CMD ]]; then
-	die_usage "--no-suite needs --guest-cmd"
+if [[ $NO_SUITE == 1 && -z $GUEST_CMD && ${#RUNS[@]} -eq 0 ]]; then
+	die_usage "--no-suite needs --guest-cmd or --run"
 fi
 
 # Normalise the config set: sorted, unique, 'normal' and 'base' dropped.
@@ -462,6 +468,14 @@ make_initramfs() {
 	if [[ -n $GUEST_CMD ]]; then
 		printf '%s\n' "$GUEST_CMD" >"$conf/guest-cmd.sh"
 	fi
+	local r prog args
+	for r in "${RUNS[@]}"; do
+		read -r prog args <<<"$r"
+		[[ -f $prog && -x $prog ]] || fail "--run: $prog is not an executable file"
+		mkdir -p "$conf/bin"
+		cp "$prog" "$conf/bin/"
+		printf '/etc/runner/bin/%s %s || exit $?\n' "${prog##*/}" "$args" >>"$conf/guest-cmd.sh"
+	done
 	run "$REPO/scripts/mkinitramfs.sh" "$STAGING" "$INITRD" "$KSFT" "$conf" ||
 		fail "initramfs generation failed"
 	stage_end "($(du -k "$INITRD" | cut -f1) KiB)"

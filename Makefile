@@ -8,7 +8,7 @@
 
 ARGS ?=
 
-.PHONY: help check check-series shellcheck run debug default-on shell
+.PHONY: help check check-series shellcheck run debug default-on shell bench fuzz fuzz-short
 
 help:
 	@echo 'make check         series hygiene (git am, checkpatch --strict, selftests/'
@@ -19,6 +19,11 @@ help:
 	@echo 'make debug         ./qemu-run.sh --config debug (KASAN, lockdep, UBSAN)'
 	@echo 'make default-on    ./qemu-run.sh --config default-on'
 	@echo 'make shell         boot the patched kernel into an interactive shell'
+	@echo 'make bench         benchmark nolongcreate vs default vfat vs msdos in QEMU'
+	@echo '                   (bench/results.md, bench/plot.png; ~15 min)'
+	@echo 'make fuzz          differential test kernel vs model, 100000 names, random'
+	@echo '                   seed (FUZZ_ARGS="--seed N --count N" to reproduce)'
+	@echo 'make fuzz-short    the same, 5000 names, seed 1 (also part of make check)'
 	@echo 'make help          this text'
 	@echo 'Pass qemu-run.sh options with ARGS=..., e.g. make run ARGS=--verbose'
 
@@ -40,3 +45,14 @@ default-on:
 
 shell:
 	./qemu-run.sh --shell $(ARGS)
+
+FUZZ_ARGS ?=
+
+bench:
+	./bench/run-bench.sh $(ARGS)
+
+fuzz:
+	./fuzz/run-fuzz.sh --count 100000 $(FUZZ_ARGS) $(ARGS)
+
+fuzz-short:
+	./fuzz/run-fuzz.sh --count 5000 --seed 1 $(FUZZ_ARGS) $(ARGS)

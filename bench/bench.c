@@ -261,6 +261,20 @@ static void print_results(double elapsed)
 			}
 			printf("\n\n");
 		}
+	/* index 6 (lower) and 7 (upper): median ratios nolongcreate/default
+	 * then nolongcreate/msdos, per op */
+	for (set = 0; set < NSETS; set++) {
+		printf("# ratios %s: N, nolongcreate/default for create lookup readdir unlink, then nolongcreate/msdos\n",
+		       set_short[set]);
+		for (si = 0; si < nsizes; si++) {
+			printf("%u", sizes[si]);
+			for (m = M_VFAT; m <= M_MSDOS; m += 2)
+				for (op = 0; op < NOPS; op++)
+					printf(" %.3f", agg_op(si, set, M_NLC, op, m).med);
+			printf("\n");
+		}
+		printf("\n\n");
+	}
 	printf("@@@NLC-BENCH-END plot.dat\n");
 }
 

@@ -16,7 +16,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 PROG=${0##*/}
 
 # ---------------------------------------------------------------- defaults --
-CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/vfat-nolongcreate
+CACHE=${XDG_CACHE_HOME:-${HOME:-$(cd ~ && pwd)}/.cache}/vfat-nolongcreate
 TARBALL=${VFAT_KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 SUITE=filesystems/fat
 CONFIGS=()
@@ -32,7 +32,7 @@ GUEST_CMD=
 RUNS=()
 NO_SUITE=0
 MEM=1G
-SMP=2
+SMP=2,sockets=2,cores=1,threads=1  # one CPU per socket: SeaBIOS's MP table lists packages only
 
 usage() {
 	cat <<EOF
@@ -520,7 +520,14 @@ choose_accel() {
 	esac
 }
 
-SPLAT_RE='BUG:|WARNING:|KASAN:|UBSAN:|possible circular locking|possible recursive locking|inconsistent lock state|lockdep|Oops|Call Trace|kernel BUG|general protection|DEBUG_LOCKS_WARN_ON|suspicious RCU usage|ODEBUG:|Kernel panic|list_add corruption|list_del corruption|blocked for more than'
+# Kernel log lines that fail a run (guest dmesg and host console log).
+# Not a bare "lockdep": a lockdep kernel prints "RCU lockdep checking is
+# enabled" at boot; its splats start with "WARNING:"/"BUG:" or these.
+SPLAT_RE='BUG:|WARNING:|KASAN:|UBSAN:|Oops|Call Trace|kernel BUG|general protection'
+SPLAT_RE+='|possible circular locking|possible recursive locking|inconsistent lock state'
+SPLAT_RE+='|lockdep is turned off|bad unlock balance|held lock freed|possible irq lock inversion'
+SPLAT_RE+='|DEBUG_LOCKS_WARN_ON|suspicious RCU usage|ODEBUG:|Kernel panic'
+SPLAT_RE+='|list_add corruption|list_del corruption|blocked for more than'
 
 # Extract "@@@VFAT-RUNNER-BEGIN name" ... "@@@VFAT-RUNNER-END name" sections
 # of the data port into RESULTS/<name>.
@@ -577,7 +584,8 @@ boot_and_test() {
 	[[ $rc == 124 || $rc == 137 ]] && hung=1
 	[[ $hung == 0 && $rc != 0 ]] && qemu_failed=1
 	grep -q "^VFAT-RUNNER-VERDICT ok nonce=$NONCE " "$verdict" && guest_ok=1
-	splats=$(tr -d '\r' <"$console" | grep -E '^\[ *[0-9]+\.[0-9]+\]' | grep -E "$SPLAT_RE" || true)
+	splats=$(tr -d '\r' <"$console" | grep -E '^\[ *[0-9]+\.[0-9]+\]' | grep -E "$SPLAT_RE" |
+		awk '!seen[$0]++' || true)
 
 	# TAP: from the data port; if the guest died before sending it, from
 	# the console (best effort, for display only).
@@ -636,7 +644,8 @@ boot_and_test() {
 
 	if [[ ${#problems[@]} -gt 0 ]]; then
 		printf '[tests] FAILED after %s\n' "$(fmt_time $((SECONDS - STAGE_START)))" >&2
-		printf '%s: %s\n' "$PROG" "${problems[@]}" >&2
+		local pr
+		for pr in "${problems[@]}"; do printf '%s: %s\n' "$PROG" "$pr" >&2; done
 		if [[ -n $splats ]]; then
 			echo "  kernel splat lines:" >&2
 			printf '%s\n' "$splats" | head -n 20 | sed 's/^/  | /' >&2

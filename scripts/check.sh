@@ -57,10 +57,25 @@ done
 note "$([[ $sc_bad == 0 ]] && echo ok || echo FAIL)" \
 	"shellcheck: ${#scripts[@]} script(s), $sc_bad with problems"
 
+# nolongcreate differential test (fuzz/, README "Differential test"): the
+# model's host check counts as one case; 5000 names (seed 1) then run in the
+# normal config's boot, before the suite (a disagreement fails that boot).
+echo "=== fuzz model check on the host, nlc-fuzz build"
+fuzz_dir=$(mktemp -d)
+fuzz_run=()
+if fuzz/check-model.sh && fuzz/build-static.sh "$fuzz_dir"; then
+	PASS=$((PASS + 1)); note ok "fuzz model: contract examples, CP437 table vs nls_cp437.c"
+	fuzz_run=(--run "$fuzz_dir/nlc-fuzz --seed 1 --count 5000")
+else
+	FAIL=$((FAIL + 1)); note FAIL "fuzz model check or nlc-fuzz build"
+fi
+
 for cfg in normal debug default-on; do
 	echo "=== ./qemu-run.sh --config $cfg"
 	log=$(mktemp)
-	./qemu-run.sh --config "$cfg" "$@" 2>&1 | tee "$log"
+	extra=()
+	[[ $cfg == normal ]] && extra=("${fuzz_run[@]}")
+	./qemu-run.sh --config "$cfg" "${extra[@]}" "$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 	summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -n 1)
 	rm -f "$log"

@@ -1462,7 +1462,8 @@ TEST_F(nlc, remount_toggles_option)
 	nlc_expect_accepted(_metadata, self, "long name three.txt");
 
 	ASSERT_EQ(0, nlc_remount(self, 0, "nolongcreate"));
-	ASSERT_EQ(0, nlc_remount(self, 0, "shortname=mixed"));
+	/* other options are ignored on remount, as before */
+	ASSERT_EQ(0, nlc_remount(self, 0, "shortname=mixed,nosuchoption"));
 	nlc_expect_state(_metadata, self, true);
 	nlc_expect_refused(_metadata, self, "long name four.txt");
 	EXPECT_EQ(ENAMETOOLONG, mkdir(nlc_p(self, "long dir"), 0755) ?
@@ -1566,6 +1567,8 @@ TEST_F(nlc, msdos_refuses_option)
 
 TEST_F(nlc, failed_remount_changes_nothing)
 {
+	int fd;
+
 	if (nlc_skipped(_metadata, self))
 		return;
 	nlc_mount(_metadata, self, variant, "nolongcreate");
@@ -1583,6 +1586,15 @@ TEST_F(nlc, failed_remount_changes_nothing)
 	EXPECT_FALSE(nlc_is_ro(self));
 	nlc_expect_state(_metadata, self, false);
 	nlc_expect_accepted(_metadata, self, NLC_LONG);
+
+	/* refused before the option is parsed: a file is open for writing */
+	fd = open(nlc_p(self, "short1.txt"), O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(EBUSY, nlc_remount(self, MS_RDONLY, "nolongcreate"));
+	close(fd);
+	EXPECT_FALSE(nlc_is_ro(self));
+	nlc_expect_state(_metadata, self, false);
+	nlc_expect_accepted(_metadata, self, "another long name.txt");
 
 	/* and from read-only: stays read-only */
 	ASSERT_EQ(0, nlc_remount(self, MS_RDONLY, "nolongcreate"));

@@ -4,7 +4,8 @@
 # runner-times.sh: how long the runner (./qemu-run.sh, normal config) takes
 # when warm, on this machine.  Runs, one after the other, in the shared
 # cache (ccache, build dir):
-#   1. ./qemu-run.sh twice with no change;
+#   1. ./qemu-run.sh twice with no change (of a clean clone of the
+#      repository's HEAD, so that uncommitted edits do not interfere);
 #   2. a scratch clone of the repository whose patches/series has one extra
 #      patch adding a comment line to fs/fat/namei_vfat.c (a one-line
 #      change: the runner re-applies the series and rebuilds);
@@ -62,7 +63,7 @@ measure() {
 make_scratch() {
 	local scr=$1 tmp blob tree commit base
 	rm -rf "$scr"
-	git clone -q "$REPO" "$scr"
+	git clone -q "$HEADREPO" "$scr"
 	# base: the tree with the series applied, as the runner left it
 	base=$(git -C "$SRC" rev-parse HEAD)
 	tmp=$(mktemp -d)
@@ -90,21 +91,24 @@ machine() {
 	echo "Machine: $(nproc) CPUs ($cpu), $mem RAM, $(uname -r) host kernel; QEMU $(qemu-system-x86_64 --version | head -n 1 | sed 's/.*version //'), TCG; cache $CACHE."
 }
 
-echo "runner-times: warming up (first run also brings the tree to the series)"
-measure "warm, no change (1st)" "$REPO"
-measure "warm, no change (2nd)" "$REPO"
+HEADREPO=$OUT/head-repo
+rm -rf "$HEADREPO"
+git clone -q "$REPO" "$HEADREPO"
+echo "runner-times: repository HEAD $(git -C "$HEADREPO" rev-parse --short HEAD)"
+measure "warm, no change (1st)" "$HEADREPO"
+measure "warm, no change (2nd)" "$HEADREPO"
 SCR=$OUT/scratch-repo
 make_scratch "$SCR"
 measure "one-line change in fs/fat/namei_vfat.c (extra patch)" "$SCR"
-measure "back to the series (undo the one-line change)" "$REPO"
-rm -rf "$SCR"
+measure "back to the series (undo the one-line change)" "$HEADREPO"
+rm -rf "$SCR" "$HEADREPO"
 
 {
 	echo "# Runner timings"
 	echo
 	machine
 	echo
-	echo "Measured by \`bench/runner-times.sh\` on $(date -u +%Y-%m-%d), one run each, \`./qemu-run.sh\` (normal config: build check, initramfs, boot, fat kselftests)."
+	echo "Measured by \`bench/runner-times.sh\` on $(date -u +%Y-%m-%d) at commit $(git -C "$REPO" rev-parse --short HEAD), one run each, \`./qemu-run.sh\` (normal config: build check, initramfs, boot, fat kselftests)."
 	echo "Boot-to-first-TAP: host time from the QEMU process start to the \`TAP version\` line in the console log; guest up: kernel uptime when /init starts."
 	echo
 	echo "| run | wall s | boot-to-first-TAP s | guest up at s | runner stages | result |"

@@ -108,7 +108,7 @@ rm -rf "$SCR" "$HEADREPO"
 	echo
 	machine
 	echo
-	echo "Measured by \`bench/runner-times.sh\` on $(date -u +%Y-%m-%d) at commit $(git -C "$REPO" rev-parse --short HEAD), one run each, \`./qemu-run.sh\` (normal config: build check, initramfs, boot, fat kselftests)."
+	echo "Measured by \`bench/runner-times.sh\` on $(date -u +%Y-%m-%d) at commit $(git -C "$HEADREPO" rev-parse --short HEAD 2>/dev/null || git -C "$REPO" rev-parse --short HEAD), one run each, \`./qemu-run.sh\` (normal config: build check, initramfs, boot, fat kselftests)."
 	echo "Boot-to-first-TAP: host time from the QEMU process start to the \`TAP version\` line in the console log; guest up: kernel uptime when /init starts."
 	echo
 	echo "| run | wall s | boot-to-first-TAP s | guest up at s | runner stages | result |"

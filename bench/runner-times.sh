@@ -94,7 +94,8 @@ machine() {
 HEADREPO=$OUT/head-repo
 rm -rf "$HEADREPO"
 git clone -q "$REPO" "$HEADREPO"
-echo "runner-times: repository HEAD $(git -C "$HEADREPO" rev-parse --short HEAD)"
+HEADREV=$(git -C "$HEADREPO" rev-parse --short HEAD)
+echo "runner-times: repository HEAD $HEADREV"
 measure "warm, no change (1st)" "$HEADREPO"
 measure "warm, no change (2nd)" "$HEADREPO"
 SCR=$OUT/scratch-repo
@@ -108,7 +109,7 @@ rm -rf "$SCR" "$HEADREPO"
 	echo
 	machine
 	echo
-	echo "Measured by \`bench/runner-times.sh\` on $(date -u +%Y-%m-%d) at commit $(git -C "$HEADREPO" rev-parse --short HEAD 2>/dev/null || git -C "$REPO" rev-parse --short HEAD), one run each, \`./qemu-run.sh\` (normal config: build check, initramfs, boot, fat kselftests)."
+	echo "Measured by \`bench/runner-times.sh\` on $(date -u +%Y-%m-%d) at commit $HEADREV, one run each, \`./qemu-run.sh\` (normal config: build check, initramfs, boot, fat kselftests)."
 	echo "Boot-to-first-TAP: host time from the QEMU process start to the \`TAP version\` line in the console log; guest up: kernel uptime when /init starts."
 	echo
 	echo "| run | wall s | boot-to-first-TAP s | guest up at s | runner stages | result |"

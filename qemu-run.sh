@@ -614,19 +614,22 @@ boot_and_test() {
 	elif [[ $qemu_failed == 1 ]]; then
 		problems+=("qemu exited with status $rc (see $LOGDIR/boot.log)")
 	fi
-	[[ -n $splats ]] && problems+=("kernel splat in the guest console log")
-	if [[ $guest_ok == 0 && $hung == 0 ]]; then
-		problems+=("guest did not report success on its verdict port (crash, panic, failed test or dirty dmesg)")
-	fi
+	[[ -n $splats ]] && problems+=("kernel splat in the guest console log (lines below)")
+	local incomplete=0
 	if [[ $NO_SUITE == 0 ]]; then
-		[[ -z $tapfile ]] && problems+=("no TAP output from the suite")
-		[[ -n $tapfile && $plan -ge 0 && $seen -ne $plan ]] &&
-			problems+=("TAP plan 1..$plan but $seen results")
 		[[ $failn -gt 0 ]] && problems+=("$failn test(s) failed")
+		if [[ -z $tapfile ]]; then
+			problems+=("no TAP output from the suite") incomplete=1
+		elif [[ $plan -lt 0 || $seen -ne $plan ]]; then
+			problems+=("TAP incomplete: plan 1..$plan, $seen result(s)") incomplete=1
+		fi
 		[[ $pass -eq 0 ]] && problems+=("no test passed")
 	fi
 	if [[ -f $RESULTS/guest-cmd.status && $(cat "$RESULTS/guest-cmd.status") != 0 ]]; then
 		problems+=("guest command exited with status $(cat "$RESULTS/guest-cmd.status")")
+	fi
+	if [[ $guest_ok == 0 && $hung == 0 ]]; then
+		problems+=("no success verdict from the guest (failed test, dirty dmesg, crash or panic)")
 	fi
 	if [[ $NO_SUITE == 1 ]]; then
 		# The guest command is the only "test".
@@ -650,7 +653,7 @@ boot_and_test() {
 			echo "  kernel splat lines:" >&2
 			printf '%s\n' "$splats" | head -n 20 | sed 's/^/  | /' >&2
 		fi
-		if [[ $hung == 1 || $guest_ok == 0 ]]; then
+		if [[ $hung == 1 || $incomplete == 1 || -n $splats || ($NO_SUITE == 1 && ! -f $RESULTS/guest-cmd.status) ]]; then
 			echo "  console: $console" >&2
 			echo "  --- last 30 console lines ---" >&2
 			tr -d '\r' <"$console" | tail -n 30 | sed 's/^/  | /' >&2

@@ -341,7 +341,9 @@ stage_source() {
 
 # -------------------------------------------------------------- checkpatch ---
 # checkpatch.pl --strict of the (patched) tree on every patch of the series.
-# Prints "  ok   checkpatch NAME" / "  FAIL checkpatch NAME" per patch.
+# Prints "  ok   checkpatch NAME" / "  FAIL checkpatch NAME" per patch.  Any
+# ERROR or WARNING fails; --strict's CHECKs are shown but do not fail (e.g.
+# "Avoid CamelCase: <Opt_foo>" for fat's existing Opt_* token style).
 stage_checkpatch() {
 	stage_begin checkpatch
 	local patches=() p name log bad=0 good=0 f
@@ -356,8 +358,12 @@ stage_checkpatch() {
 	for p in "${patches[@]}"; do
 		name=${p##*/}
 		log=$LOGDIR/checkpatch-$name.log
-		if (cd "$SRC" && perl scripts/checkpatch.pl --strict --color=never "$p") >"$log" 2>&1; then
-			echo "  ok   checkpatch $name"
+		(cd "$SRC" && perl scripts/checkpatch.pl --strict --color=never "$p") >"$log" 2>&1 || true
+		local total
+		total=$(grep -E '^total: [0-9]+ errors, [0-9]+ warnings, [0-9]+ checks' "$log" | tail -n 1)
+		if [[ $total =~ ^total:\ 0\ errors,\ 0\ warnings,\ ([0-9]+)\ checks ]]; then
+			echo "  ok   checkpatch $name (${BASH_REMATCH[1]} CHECK(s))"
+			grep -A2 '^CHECK:' "$log" | sed 's/^/  | /' || true
 			good=$((good + 1))
 		else
 			echo "  FAIL checkpatch $name"

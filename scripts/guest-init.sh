@@ -113,7 +113,7 @@ if [[ $RUN_SUITE == 1 ]]; then
 	echo "vfat-runner: run_kselftest.sh exit status $rc"
 	send_section tap.txt /tmp/tap.txt
 	send_section run_kselftest.status /tmp/run_kselftest.status
-	read -r pass fail skip plan seen < <(awk -f /etc/runner/tap-summary.awk /tmp/tap.txt)
+	read -r pass fail skip plan seen _ < <(awk -f /etc/runner/tap-summary.awk /tmp/tap.txt)
 	summary="pass=$pass fail=$fail skip=$skip"
 	echo "vfat-runner: TAP: $summary plan=$plan results=$seen"
 	if [[ $rc != 0 || $fail != 0 || $pass -lt 1 || $plan -lt 0 || $seen != "$plan" ]]; then

@@ -2,9 +2,10 @@
 #
 # tap-summary.awk - count the results of kselftest TAP output
 # (tools/testing/selftests/run_kselftest.sh).  Prints one line:
-#     PASSED FAILED SKIPPED PLAN SEEN
+#     PASSED FAILED SKIPPED PLAN SEEN EMPTY
 # PLAN is N of the top-level "1..N" (-1 if none), SEEN the number of
-# top-level "ok"/"not ok" lines.
+# top-level "ok"/"not ok" lines, EMPTY the number of top-level tests whose
+# nested results are all skips.
 #
 # Counting: for every top-level test, the nested results that the runner
 # prefixed with "# " ("# ok 3 name", "# not ok 4 name", "# ok 5 name # SKIP")
@@ -12,6 +13,9 @@
 # otherwise the top-level result itself counts.  A top-level "not ok" whose
 # nested results show no failure adds one failure (crash, timeout, exit
 # status).  "# SKIP" (any case) is a skip, never a pass; "# XFAIL" is a pass.
+# A top-level test whose nested results are all skips proved nothing (6.1's
+# harness then still exits 0, "ok"): it adds one failure and counts in EMPTY,
+# e.g. the nolongcreate suite on a kernel without the option.
 # Nested results that no top-level line closes (runner died) count, plus one
 # failure.  Used both in the guest (busybox/mawk awk) and on the host: plain
 # POSIX awk only.
@@ -26,6 +30,9 @@ function flush_top(is_ok, line) {
 		pass += np; fail += nf; skip += ns
 		if (!is_ok && nf == 0)
 			fail++
+		else if (np == 0 && nf == 0) {
+			fail++; empty++
+		}
 	} else if (directive_skip(line)) {
 		skip++
 	} else if (is_ok) {
@@ -37,7 +44,7 @@ function flush_top(is_ok, line) {
 	seen++
 }
 
-BEGIN { pass = fail = skip = seen = 0; plan = -1; np = nf = ns = 0 }
+BEGIN { pass = fail = skip = seen = empty = 0; plan = -1; np = nf = ns = 0 }
 
 { sub(/\r$/, "") }
 
@@ -62,5 +69,5 @@ END {
 	if (np + nf + ns > 0) {
 		pass += np; fail += nf + 1; skip += ns
 	}
-	printf "%d %d %d %d %d\n", pass, fail, skip, plan, seen
+	printf "%d %d %d %d %d %d\n", pass, fail, skip, plan, seen, empty
 }

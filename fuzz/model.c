@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Reference model of the vfat nolongcreate create rule, from
- * /work/notes/nolongcreate-contract.md and the CP437 chart (see model.h).
+ * the contract in README.md ("The contract") and the CP437 chart (see model.h).
  *
  * Stock vfat behaviour that the contract takes as given (VFS lookup before
  * the create: case-insensitive with nls iso8859-1 lower-casing of the bytes

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Userspace reference model of the vfat `nolongcreate` create rule
- * (/work/notes/nolongcreate-contract.md, "Create rule under nolongcreate"),
+ * (README.md, "The contract"),
  * codepage 437, iocharset iso8859-1, with or without `utf8`.
  *
  * Written from the contract text and the CP437 chart, not from

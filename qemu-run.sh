@@ -527,7 +527,8 @@ make_initramfs() {
 		cp "$prog" "$conf/bin/"
 		printf '/etc/runner/bin/%s %s || exit $?\n' "${prog##*/}" "$args" >>"$conf/guest-cmd.sh"
 	done
-	run "$REPO/scripts/mkinitramfs.sh" "$STAGING" "$INITRD" "$KSFT" "$conf" ||
+	run "$REPO/scripts/mkinitramfs.sh" --base-cache "$CACHE/initramfs-base" \
+		"$STAGING" "$INITRD" "$KSFT" "$conf" ||
 		fail "initramfs generation failed"
 	stage_end "($(du -k "$INITRD" | cut -f1) KiB)"
 }

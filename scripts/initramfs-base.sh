@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# mkinitramfs.sh STAGING-DIR OUTPUT.cpio KSELFTEST-INSTALL-DIR RUNNER-CONF-DIR
+# initramfs-base.sh STAGING-DIR: the part of the test initramfs that comes
+# from this host, made anew in STAGING-DIR: bash, dash (/bin/sh), coreutils,
+# util-linux, dosfstools, mtools, e2fsprogs' chattr/lsattr, busybox (for
+# every applet not otherwise present, and reboot -f), a sudo shim, /etc and
+# the shared libraries they need (ldd).  mkinitramfs.sh adds /init, the
+# runner's files and the kselftests.
 #
-# Builds the test initramfs (uncompressed newc cpio) from this host's Debian
-# binaries: bash, dash (/bin/sh), coreutils, util-linux, dosfstools, mtools,
-# e2fsprogs' chattr/lsattr, busybox (for every applet not otherwise present,
-# and reboot -f), a sudo shim, the shared libraries they need (ldd), the
-# installed kselftests as /kselftest and scripts/guest-init.sh as /init.
+# initramfs-base.sh --key: print a hash of what the result depends on: this
+# script, the path, size, mtime and inode of every host command it copies,
+# the dpkg database (any package change) and /etc/mtools.conf.
 
 set -euo pipefail
 
-[[ $# -eq 4 ]] || { echo "usage: $0 STAGING OUTPUT.cpio KSFT-DIR CONF-DIR" >&2; exit 2; }
-STAGING=$1 OUT=$2 KSFT=$3 CONF=$4
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+[[ $# -eq 1 ]] || { echo "usage: $0 STAGING | --key" >&2; exit 2; }
+STAGING=$1
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
 # Required commands (missing one is an error).
@@ -32,13 +34,26 @@ REQUIRED=(
 # Optional commands (copied when the host has them).
 OPTIONAL=(chattr lsattr hexdump xxd strace gawk)
 
-die() { echo "mkinitramfs: $*" >&2; exit 1; }
+die() { echo "initramfs-base: $*" >&2; exit 1; }
+
+if [[ $STAGING == --key ]]; then
+	paths=()
+	for c in "${REQUIRED[@]}" "${OPTIONAL[@]}" busybox; do
+		p=$(type -P "$c" 2>/dev/null) && paths+=("$p")
+	done
+	{
+		sha256sum <"${BASH_SOURCE[0]}"
+		stat -L -c '%n %s %Y %i' "${paths[@]}" /var/lib/dpkg/status
+		cat /etc/mtools.conf 2>/dev/null || true
+	} | sha256sum | cut -d' ' -f1
+	exit 0
+fi
 
 rm -rf "$STAGING"
 mkdir -p "$STAGING"
 cd "$STAGING"
 mkdir -p usr/bin usr/sbin usr/lib/x86_64-linux-gnu usr/lib64 \
-	dev proc sys tmp run mnt root etc/runner kselftest var/tmp
+	dev proc sys tmp run mnt root etc/runner var/tmp
 ln -s usr/bin bin
 ln -s usr/sbin sbin
 ln -s usr/lib lib
@@ -174,12 +189,3 @@ cat >etc/profile <<'EOF'
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8
 PS1='vfat-guest:\w# '
 EOF
-cp "$HERE/tap-summary.awk" etc/runner/
-cp -a "$CONF"/. etc/runner/
-
-# kselftests and init
-cp -a "$KSFT"/. kselftest/
-install -m 755 "$HERE/guest-init.sh" init
-
-find . -print0 | LC_ALL=C sort -z |
-	cpio --null -o -H newc --owner 0:0 --quiet >"$OUT"

@@ -2470,7 +2470,11 @@ TEST_F(nlc, codepage_932_lead_byte_e5_is_stored_as_05)
 #define NLC_MAX_CREATES 3000	/* per thread */
 #define NLC_MAX_REMOUNTS 2000
 #define NLC_PER_DIR 40		/* creates per directory */
-#define NLC_TOGGLE_MS 3000
+/*
+ * How long each variant toggles.  Under TCG, 1 s gives ~45 remounts and
+ * ~140 long creates wholly inside nolongcreate windows per variant.
+ */
+#define NLC_TOGGLE_MS 1000
 
 struct nlc_create {
 	struct timespec start, end;
@@ -2625,6 +2629,11 @@ TEST_F_TIMEOUT(nlc, toggle_under_load_is_atomic, 180)
 
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	deadline.tv_sec += NLC_TOGGLE_MS / 1000;
+	deadline.tv_nsec += (NLC_TOGGLE_MS % 1000) * 1000000L;
+	if (deadline.tv_nsec >= 1000000000L) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000L;
+	}
 	do {
 		struct nlc_remount_ev *r = &rm[nr_rm];
 

@@ -33,8 +33,8 @@ RUNS=()
 NO_SUITE=0
 MEM=1G
 SMP=2,sockets=2,cores=1,threads=1  # one CPU per socket, as the firmware's MP table lists packages
-# qboot, not SeaBIOS: it jumps straight to the kernel (~0.1-0.2 s less per
-# boot under TCG, bench/boot-times.sh).
+# qboot, not SeaBIOS: it jumps straight to the kernel (the first kernel line
+# ~0.09 s sooner under TCG, bench/boot-times.md).
 BIOS=/usr/share/qemu/qboot.rom
 
 usage() {

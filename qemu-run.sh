@@ -423,13 +423,18 @@ verify_fragment() {
 	fi
 }
 
-# inputs_key FILE...: one hash of the applied tree's commit and the files'
-# contents.  A stage whose inputs have the key it recorded after its last
-# success is skipped: kbuild's and kconfig's own no-op passes take 15-20 s
-# under this runner, and produce the same output.  Delete the *.key files in
-# <cache>/build/<config>/ to force the work.
-inputs_key() {
-	{ git_s rev-parse HEAD; cat "$@"; } | sha256sum | cut -d' ' -f1
+# A stage whose inputs have the key it recorded after its last success is
+# skipped: kconfig's and kbuild's own no-op passes take 15-25 s here, and
+# produce the same output.  Delete <cache>/build/<config>/*.key to force it.
+key_of() { sha256sum | cut -d' ' -f1; }
+
+# What kconfig reads, by blob id: every Kconfig file, scripts/ (kconfig and
+# the helpers Kconfig.include runs), the config targets; and the toolchain.
+kconfig_inputs() {
+	git_s ls-tree -r HEAD | awk '$4 ~ /(^|\/)Kconfig[^\/]*$/ || $4 == "Makefile" ||
+		$4 ~ /^(scripts|arch\/x86\/configs|kernel\/configs)\//'
+	gcc --version
+	ld --version
 }
 
 stage_config() {
@@ -439,7 +444,7 @@ stage_config() {
 	for f in "${FRAGS[@]}"; do frags+=("$REPO/config-fragments/$f.config"); done
 	[[ -f $SRC/tools/testing/selftests/$SUITE/config ]] &&
 		frags+=("$SRC/tools/testing/selftests/$SUITE/config")
-	key=$(inputs_key "${BASH_SOURCE[0]}" "${frags[@]}")
+	key=$( { kconfig_inputs; cat "${BASH_SOURCE[0]}" "${frags[@]}"; } | key_of)
 	if [[ -f $BUILD/.config && $(cat "$BUILD/config.key" 2>/dev/null) == "$key" ]]; then
 		stage_end "($CFGNAME, inputs unchanged: .config reused)"
 		return 0
@@ -476,7 +481,7 @@ $msg"
 stage_build() {
 	stage_begin build
 	local key
-	key=$(inputs_key "$BUILD/.config" <(gcc --version))
+	key=$( { git_s rev-parse HEAD; cat "$BUILD/.config"; gcc --version; } | key_of)
 	if [[ -f $BUILD/arch/x86/boot/bzImage && -x $KSFT/run_kselftest.sh &&
 		$(cat "$BUILD/build.key" 2>/dev/null) == "$key" ]]; then
 		stage_end "(tree, .config and gcc unchanged: previous build reused)"

@@ -481,7 +481,8 @@ $msg"
 stage_build() {
 	stage_begin build
 	local key
-	key=$( { git_s rev-parse HEAD; cat "$BUILD/.config"; gcc --version; } | key_of)
+	# the tree, not the commit: re-applying the series makes new commits
+	key=$( { git_s rev-parse 'HEAD^{tree}'; cat "$BUILD/.config"; gcc --version; } | key_of)
 	if [[ -f $BUILD/arch/x86/boot/bzImage && -x $KSFT/run_kselftest.sh &&
 		$(cat "$BUILD/build.key" 2>/dev/null) == "$key" ]]; then
 		stage_end "(tree, .config and gcc unchanged: previous build reused)"

@@ -536,7 +536,7 @@ make_initramfs() {
 		cp "$prog" "$conf/bin/"
 		printf '/etc/runner/bin/%s %s || exit $?\n' "${prog##*/}" "$args" >>"$conf/guest-cmd.sh"
 	done
-	run "$REPO/scripts/mkinitramfs.sh" --base-cache "$CACHE/initramfs-base" \
+	run "$REPO/scripts/mkinitramfs.sh" "$CACHE/initramfs-base" \
 		"$STAGING" "$INITRD" "$KSFT" "$conf" ||
 		fail "initramfs generation failed"
 	stage_end "($(du -k "$INITRD" | cut -f1) KiB)"

@@ -49,7 +49,7 @@ mkdir -p "$conf" "$OUT/old"
 	echo "CONFIG_NAME=normal"
 	echo "SPLAT_RE='BUG:|WARNING:'"
 } >"$conf/runner.conf"
-"$REPO/scripts/mkinitramfs.sh" --base-cache "$CACHE/initramfs-base" "$OUT/staging" \
+"$REPO/scripts/mkinitramfs.sh" "$CACHE/initramfs-base" "$OUT/staging" \
 	"$OUT/runner.cpio" "$BUILD/kselftest_install" "$conf"
 git -C "$REPO" show "$OLD_REV:scripts/guest-init.sh" >"$OUT/old/init"
 chmod 755 "$OUT/old/init"

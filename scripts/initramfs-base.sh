@@ -53,7 +53,7 @@ rm -rf "$STAGING"
 mkdir -p "$STAGING"
 cd "$STAGING"
 mkdir -p usr/bin usr/sbin usr/lib/x86_64-linux-gnu usr/lib64 \
-	dev proc sys tmp run mnt root etc/runner var/tmp
+	dev proc sys tmp run mnt root etc var/tmp
 ln -s usr/bin bin
 ln -s usr/sbin sbin
 ln -s usr/lib lib

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# mkinitramfs.sh [--base-cache DIR] STAGING-DIR OUTPUT.cpio KSELFTEST-INSTALL-DIR RUNNER-CONF-DIR
+# mkinitramfs.sh BASE-DIR STAGING-DIR OUTPUT.cpio KSELFTEST-INSTALL-DIR RUNNER-CONF-DIR
 #
 # Builds the test initramfs: two uncompressed newc archives in one file,
 # which the kernel unpacks in turn (Documentation/driver-api/early-userspace/
@@ -10,19 +10,14 @@
 #   2. the run part: scripts/guest-init.sh as /init, the runner's
 #      configuration and tap-summary.awk in /etc/runner, the installed
 #      kselftests as /kselftest.
-# The base takes ~10 s to make.  With --base-cache DIR it is kept in
-# DIR/base.cpio (its tree in DIR/tree) and made again only when
-# `initramfs-base.sh --key` changes.
+# The base takes ~10 s to make: it is kept in BASE-DIR/base.cpio (its tree
+# in BASE-DIR/tree) and made again only when `initramfs-base.sh --key`
+# changes.
 
 set -euo pipefail
 
-BASE_CACHE=
-if [[ ${1:-} == --base-cache ]]; then
-	BASE_CACHE=${2:?--base-cache needs a directory}
-	shift 2
-fi
-[[ $# -eq 4 ]] || { echo "usage: $0 [--base-cache DIR] STAGING OUTPUT.cpio KSFT-DIR CONF-DIR" >&2; exit 2; }
-STAGING=$1 OUT=$2 KSFT=$3 CONF=$4
+[[ $# -eq 5 ]] || { echo "usage: $0 BASE-DIR STAGING OUTPUT.cpio KSFT-DIR CONF-DIR" >&2; exit 2; }
+BASE=$1 STAGING=$2 OUT=$3 KSFT=$4 CONF=$5
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # cpio_of DIR OUT: DIR as a newc archive, in a stable order, owned by root.
@@ -33,20 +28,13 @@ cpio_of() {
 
 rm -rf "$STAGING"
 mkdir -p "$STAGING"
-if [[ -n $BASE_CACHE ]]; then
-	mkdir -p "$BASE_CACHE"
-	key=$("$HERE/initramfs-base.sh" --key)
-	if [[ ! -f $BASE_CACHE/base.cpio || $(cat "$BASE_CACHE/base.key" 2>/dev/null) != "$key" ]]; then
-		rm -f "$BASE_CACHE/base.key"
-		"$HERE/initramfs-base.sh" "$BASE_CACHE/tree"
-		cpio_of "$BASE_CACHE/tree" "$BASE_CACHE/base.cpio"
-		printf '%s\n' "$key" >"$BASE_CACHE/base.key"
-	fi
-	base=$BASE_CACHE/base.cpio
-else
-	"$HERE/initramfs-base.sh" "$STAGING/base"
-	cpio_of "$STAGING/base" "$STAGING/base.cpio"
-	base=$STAGING/base.cpio
+mkdir -p "$BASE"
+key=$("$HERE/initramfs-base.sh" --key)
+if [[ ! -f $BASE/base.cpio || $(cat "$BASE/base.key" 2>/dev/null) != "$key" ]]; then
+	rm -f "$BASE/base.key"
+	"$HERE/initramfs-base.sh" "$BASE/tree"
+	cpio_of "$BASE/tree" "$BASE/base.cpio"
+	printf '%s\n' "$key" >"$BASE/base.key"
 fi
 
 run=$STAGING/run
@@ -56,4 +44,4 @@ cp -a "$CONF"/. "$run/etc/runner/"
 cp -a "$KSFT"/. "$run/kselftest/"
 install -m 755 "$HERE/guest-init.sh" "$run/init"
 cpio_of "$run" "$STAGING/run.cpio"
-cat "$base" "$STAGING/run.cpio" >"$OUT"
+cat "$BASE/base.cpio" "$STAGING/run.cpio" >"$OUT"

@@ -41,10 +41,10 @@ $bb mkdir -p /dev/pts /dev/shm
 $bb mount -t tmpfs -o mode=1777 tmpfs /tmp
 $bb mount -t tmpfs -o mode=1777 tmpfs /dev/shm
 $bb mount -t tmpfs tmpfs /run
-for fd in 0:stdin 1:stdout 2:stderr; do
-	$bb ln -sf "/proc/self/fd/${fd%%:*}" "/dev/${fd#*:}" 2>/dev/null
-done
 $bb ln -sf /proc/self/fd /dev/fd 2>/dev/null
+$bb ln -sf /proc/self/fd/0 /dev/stdin 2>/dev/null
+$bb ln -sf /proc/self/fd/1 /dev/stdout 2>/dev/null
+$bb ln -sf /proc/self/fd/2 /dev/stderr 2>/dev/null
 echo vfat-guest >/proc/sys/kernel/hostname 2>/dev/null || true
 
 MODE=tests NONCE='' SUITE=filesystems/fat RUN_SUITE=1 SPLAT_RE='BUG:|WARNING:|Oops|Call Trace'

@@ -200,6 +200,8 @@ static int nlc_umount_path(const char *path)
 static int nlc_rm_cb(const char *path, const struct stat *st, int type,
 		     struct FTW *ftw)
 {
+	(void)st;
+	(void)ftw;
 	if (type == FTW_DP)
 		rmdir(path);
 	else
@@ -497,9 +499,9 @@ static bool nlc_shows(struct __test_metadata *_metadata,
 {
 	char opts[1024];
 
-	if (!nlc_super_opts(self, opts, sizeof(opts))) {
+	/* a missing mount is a failure, not an option that is not shown */
+	ASSERT_TRUE(nlc_super_opts(self, opts, sizeof(opts))) {
 		TH_LOG("%s not in /proc/self/mountinfo", self->mnt);
-		return false;
 	}
 	return nlc_has_opt(opts, opt);
 }
@@ -587,6 +589,7 @@ static int nlc_scan_cb(const struct fat_raw_dir *dir, unsigned int idx,
 	char name[1024];
 	unsigned int first;
 
+	(void)depth;
 	if (fat_raw_is_lfn(de)) {
 		s->lfn++;
 		if (fat_raw_is_live(de))
@@ -628,8 +631,8 @@ static void nlc_expect_no_long(struct __test_metadata *_metadata,
 	struct nlc_scan s;
 
 	nlc_raw_scan(_metadata, self, &s);
-	EXPECT_EQ(0, s.lfn);
-	EXPECT_EQ(0, s.tilde) {
+	EXPECT_EQ(0U, s.lfn);
+	EXPECT_EQ(0U, s.tilde) {
 		TH_LOG("8.3 alias \"%.11s\" on disk", s.tilde_name);
 	}
 }
@@ -753,6 +756,13 @@ static bool nlc_skipped(struct __test_metadata *_metadata,
  * an errno, or the 11 bytes of its 8.3 entry and its lcase byte
  * (0x08 CASE_LOWER_BASE, 0x10 CASE_LOWER_EXT).  The 8.3 codepage is cp437.
  *
+ * A name is accepted if its 8.3 entry, shown as readdir shows it, is found
+ * by the name as lookup compares: the lcase byte of the create rule first
+ * (a part all lower-case ASCII gets its flag), then the other three.  The
+ * iso8859-1 I/O of utf8=0 folds the case of Latin-1 letters, so "\xe9" is
+ * found as "\xc9" (lcase 0); under utf8 only ASCII folds, so "\u00e9" must
+ * be shown lower-case (lcase 0x08) and "\u00c9\u00e9" is refused.
+ *
  * Without utf8, a name is given in iso8859-1; a name with a character
  * beyond U+00FF is given as its raw UTF-8 bytes, which iso8859-1 reads as
  * other characters: "raw" holds the outcome for those bytes.
@@ -772,6 +782,9 @@ struct nlc_row {
 	int raw_err;
 	const char *raw_sfn;
 	unsigned char raw_lcase;
+	bool has_latin1;	/* the latin1 fields are set */
+	int latin1_err;
+	unsigned char latin1_lcase;
 };
 
 #define OK(n, s, l)		{ .name = n, .sfn = s, .lcase = l }
@@ -786,6 +799,13 @@ struct nlc_row {
 /* beyond iso8859-1: refused under utf8, accepted as raw bytes */
 #define U_RAW_OK(n, e, rs, rl)	{ .name = n, .err = e, .has_raw = true,	\
 				  .raw_sfn = rs, .raw_lcase = rl }
+/*
+ * iso8859-1 names whose outcome depends on utf8: errno and lcase given as
+ * iso8859-1 (utf8=0), then under utf8; the 8.3 name is the same.
+ */
+#define LU(n, s, le, ll, ue, ul) { .name = n, .sfn = s, .err = ue,	\
+				  .lcase = ul, .has_latin1 = true,	\
+				  .latin1_err = le, .latin1_lcase = ll }
 
 #define L 0x08			/* CASE_LOWER_BASE */
 #define X 0x10			/* CASE_LOWER_EXT */
@@ -937,12 +957,15 @@ static const struct nlc_row nlc_table[] = {
 	OK("9.z", "9       Z  ", X),
 	OK("00000000.000", "00000000000", 0),
 	OK("7.TXT", "7       TXT", 0),
-	/* iso8859-1 characters: cp437 upper-casing must not change them */
-	ERR("\u00e9", ENAMETOOLONG),
-	ERR("\u00e9.txt", ENAMETOOLONG),
-	ERR("caf\u00e9", ENAMETOOLONG),
-	ERR("m1.\u00e9", ENAMETOOLONG),
-	ERR("\u00c9\u00e9", ENAMETOOLONG),
+	/*
+	 * iso8859-1 letters that cp437 upper-cases: found as iso8859-1 in
+	 * any case, under utf8 only if shown lower-case as given
+	 */
+	LU("\u00e9", "\x90          ", 0, 0, 0, L),
+	LU("\u00e93.txt", "\2203      TXT", 0, X, 0, LX),
+	LU("caf\u00e9", "CAF\x90       ", 0, 0, 0, L),
+	LU("m1.\u00e9", "M1      \x90  ", 0, L, 0, LX),
+	LU("\u00c9\u00e9", "\x90\x90         ", 0, 0, ENAMETOOLONG, 0),
 	OK("\u00c9.TXT", "\x90       TXT", 0),
 	OK("\u00c92.txt", "\2202      TXT", X),
 	OK("\u00c9b.txt", "\220B      TXT", X),
@@ -950,17 +973,18 @@ static const struct nlc_row nlc_table[] = {
 	OK("\u00df.txt", "\xe1       TXT", X),
 	OK("Stra\u00dfe", "STRA\341E     ", 0),
 	OK("\u00c4", "\x8e          ", 0),
-	ERR("\u00e4b", ENAMETOOLONG),
+	LU("\u00e4b", "\216B         ", 0, 0, 0, L),
 	OK("\u00d6.\u00dc", "\x99       \x9a  ", 0),
-	ERR("\u00f6", ENAMETOOLONG),
-	ERR("\u00fc.txt", ENAMETOOLONG),
+	LU("\u00f6", "\x99          ", 0, 0, 0, L),
+	LU("\u00fc.txt", "\x9a       TXT", 0, X, 0, LX),
 	OK("\u00d11", "\2451         ", 0),
-	ERR("\u00f12", ENAMETOOLONG),
-	ERR("\u00e6", ENAMETOOLONG),
+	LU("\u00f12", "\2452         ", 0, 0, 0, L),
+	/* not "\u00e6" alone: the same 8.3 name as "\u00c6" */
+	LU("\u00e62", "\2222         ", 0, 0, 0, L),
 	OK("\u00c6", "\x92          ", 0),
-	ERR("\u00e7", ENAMETOOLONG),
+	LU("\u00e72", "\2002         ", 0, 0, 0, L),
 	OK("\u00c7", "\x80          ", 0),
-	ERR("\u00e5", ENAMETOOLONG),
+	LU("\u00e52", "\2172         ", 0, 0, 0, L),
 	OK("\u00c5", "\x8f          ", 0),
 	/* lower case without an upper case in cp437: kept */
 	OK("\u00e1", "\xa0          ", 0),
@@ -981,12 +1005,13 @@ static const struct nlc_row nlc_table[] = {
 	ERR("\u00a4", ENAMETOOLONG),
 	ERR("\u00ad", ENAMETOOLONG),
 	/* beyond iso8859-1 */
-	U_ERR("\u03c3", ENAMETOOLONG, ENAMETOOLONG),
+	/* cp437 upper-cases sigma: shown lower-case with 0x08 */
+	U_OK("\u03c32", "\3442         ", L, ENAMETOOLONG),
 	U_OK("\u03a3", "\xe4          ", 0, ENAMETOOLONG),
 	U_OK("\u03c0", "\xe3          ", 0, ENAMETOOLONG),
 	U_OK("\u03b1", "\xe0          ", 0, ENAMETOOLONG),
 	U_ERR("\u03b1\u03b2", ENAMETOOLONG, ENAMETOOLONG),
-	U_ERR("\u03c6", ENAMETOOLONG, ENAMETOOLONG),
+	U_OK("\u03c6", "\xe8          ", L, ENAMETOOLONG),
 	U_OK("\u03a9", "\xea          ", 0, ENAMETOOLONG),
 	U_OK("\u221e", "\xec          ", 0, ENAMETOOLONG),
 	U_OK("\u2500", "\xc4          ", 0, ENAMETOOLONG),
@@ -1084,17 +1109,26 @@ static bool nlc_row_expect(const struct nlc_row *r, bool utf8,
 	e->lcase = r->lcase;
 	if (utf8) {
 		snprintf(e->name, sizeof(e->name), "%s", r->name);
-		return true;
+		goto out;
 	}
 	latin1 = nlc_latin1(r->name, e->name, sizeof(e->name));
-	if (latin1)
-		return true;
+	if (latin1) {
+		if (r->has_latin1) {
+			e->err = r->latin1_err;
+			e->lcase = r->latin1_lcase;
+		}
+		goto out;
+	}
 	if (!r->has_raw)
 		return false;
 	snprintf(e->name, sizeof(e->name), "%s", r->name);
 	e->err = r->raw_err;
 	e->sfn = r->raw_sfn;
 	e->lcase = r->raw_lcase;
+out:
+	/* no 8.3 entry for a name refused on this mount */
+	if (e->err && !r->pre)
+		e->sfn = NULL;
 	return true;
 }
 
@@ -1104,11 +1138,11 @@ static void nlc_check_table(struct __test_metadata *_metadata, bool utf8)
 	struct nlc_expect a, b;
 	size_t i, j, n = ARRAY_SIZE(nlc_table);
 
-	ASSERT_LE(150, n);
+	ASSERT_LE((size_t)150, n);
 	for (i = 0; i < n; i++) {
 		if (!nlc_row_expect(&nlc_table[i], utf8, &a) || !a.sfn)
 			continue;
-		ASSERT_EQ(MSDOS_NAME, strlen(a.sfn)) {
+		ASSERT_EQ((size_t)MSDOS_NAME, strlen(a.sfn)) {
 			TH_LOG("table row %zu \"%s\"", i, nlc_show(a.name));
 		}
 		ASSERT_TRUE(!a.err || nlc_table[i].pre);
@@ -1252,7 +1286,7 @@ static void nlc_name_table(struct __test_metadata *_metadata,
 			 !fat_raw_is_dot(&dir.ents[i]))
 			live++;
 	}
-	EXPECT_EQ(0, lfn);
+	EXPECT_EQ(0U, lfn);
 	for (r = 0; r < n; r++) {
 		const struct nlc_row *row = &nlc_table[r];
 		const struct msdos_dir_entry *de;
@@ -1296,7 +1330,7 @@ static void nlc_name_table(struct __test_metadata *_metadata,
 	fat_raw_free_dir(&dir);
 	/* anywhere on disk: no LFN slot, no '~' but the table's own */
 	nlc_raw_scan(_metadata, self, &scan);
-	EXPECT_EQ(0, scan.lfn);
+	EXPECT_EQ(0U, scan.lfn);
 	EXPECT_EQ(tilde, scan.tilde);
 	nlc_fsck(_metadata, self);
 
@@ -1415,8 +1449,8 @@ TEST_F(nlc, default_mount_allows_long_names)
 	EXPECT_FALSE(nlc_shows(_metadata, self, "nolongcreate"));
 	nlc_umount(_metadata, self);
 	nlc_raw_scan(_metadata, self, &s);
-	EXPECT_EQ(1, s.with_long);
-	EXPECT_LT(0, s.lfn_live);
+	EXPECT_EQ(1U, s.with_long);
+	EXPECT_LT(0U, s.lfn_live);
 }
 
 TEST_F(nlc, default_on_kernel_refuses_long_names)
@@ -1437,7 +1471,7 @@ TEST_F(nlc, default_on_kernel_refuses_long_names)
 	nlc_expect_accepted(_metadata, self, NLC_LONG);
 	nlc_umount(_metadata, self);
 	nlc_raw_scan(_metadata, self, &s);
-	EXPECT_EQ(1, s.with_long);
+	EXPECT_EQ(1U, s.with_long);
 }
 
 TEST_F(nlc, remount_toggles_option)
@@ -1657,7 +1691,7 @@ TEST_F(nlc, refused_names_write_nothing)
 	nlc_umount(_metadata, self);
 
 	nlc_raw_dir(_metadata, self, "F          ", &dir);
-	EXPECT_EQ(1, dir.nr_clusters);
+	EXPECT_EQ(1U, dir.nr_clusters);
 	EXPECT_EQ(per_cluster, fat_raw_used_slots(&dir));
 	len = fat_raw_used_slots(&dir);
 	for (i = 0; i < len; i++)
@@ -1823,8 +1857,8 @@ TEST_F(nlc, strict_check_same_8_3_fails_eexist)
 	EXPECT_EQ(EEXIST, nlc_creat(nlc_p(self, "DIR")));
 	nlc_umount(_metadata, self);
 	nlc_raw_scan(_metadata, self, &s);
-	EXPECT_EQ(2, s.sfn);
-	EXPECT_EQ(0, s.lfn);
+	EXPECT_EQ(2U, s.sfn);
+	EXPECT_EQ(0U, s.lfn);
 	nlc_fsck(_metadata, self);
 }
 
@@ -1833,7 +1867,70 @@ struct nlc_case {
 	int err;
 	unsigned char lcase;
 	const char *sfn;
+	const char *utf8_name;	/* under utf8, if not @name */
 };
+
+#define NC_OK(n, l, s)		{ .name = n, .lcase = l, .sfn = s }
+#define NC_ERR(n, e)		{ .name = n, .err = e }
+/* iso8859-1 name @n, UTF-8 name @u */
+#define NC_U(n, u, e, l, s)	{ .name = n, .utf8_name = u, .err = e,	\
+				  .lcase = l, .sfn = s }
+
+static const char *nlc_case_name(const struct nlc_case *c, bool utf8)
+{
+	return utf8 && c->utf8_name ? c->utf8_name : c->name;
+}
+
+/* The entry readdir of @dir lists with inode @ino, into @out */
+static bool nlc_dir_ino(const char *dir, ino_t ino, char *out, size_t size)
+{
+	char path[PATH_MAX + NAME_MAX + 2];
+	struct dirent *de;
+	struct stat st;
+	bool found = false;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return false;
+	while (!found && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (!stat(path, &st) && st.st_ino == ino) {
+			snprintf(out, size, "%s", de->d_name);
+			found = true;
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+/*
+ * After a cold mount: an accepted @rel is found by the name used, and
+ * readdir lists a name for the same inode.
+ */
+static void nlc_expect_found_cold(struct __test_metadata *_metadata,
+				  struct _test_data_nlc *self, const char *rel,
+				  const char *what)
+{
+	char dir[PATH_MAX], shown[NAME_MAX + 1];
+	struct stat st;
+	int err;
+
+	snprintf(dir, sizeof(dir), "%s", nlc_p(self, rel));
+	*strrchr(dir, '/') = '\0';
+	err = nlc_stat_err(nlc_p(self, rel), &st);
+	EXPECT_EQ(0, err) {
+		TH_LOG("%s: \"%s\" accepted, not found after mount: %s",
+		       what, nlc_show(rel), strerror(err));
+	}
+	if (err)
+		return;
+	EXPECT_TRUE(nlc_dir_ino(dir, st.st_ino, shown, sizeof(shown))) {
+		TH_LOG("%s: \"%s\": readdir lists no name for inode %lu",
+		       what, nlc_show(rel), (unsigned long)st.st_ino);
+	}
+}
 
 static void nlc_case_rule(struct __test_metadata *_metadata,
 			  struct _test_data_nlc *self,
@@ -1843,6 +1940,7 @@ static void nlc_case_rule(struct __test_metadata *_metadata,
 {
 	char dname[16], rel[64];
 	struct fat_raw_dir dir;
+	const char *name;
 	size_t i;
 	int idx;
 
@@ -1851,12 +1949,21 @@ static void nlc_case_rule(struct __test_metadata *_metadata,
 	nlc_mount(_metadata, self, variant, opts);
 	ASSERT_EQ(0, mkdir(nlc_p(self, dname), 0755));
 	for (i = 0; i < n; i++) {
-		snprintf(rel, sizeof(rel), "%s/%s", dname, cases[i].name);
+		name = nlc_case_name(&cases[i], variant->utf8);
+		snprintf(rel, sizeof(rel), "%s/%s", dname, name);
 		EXPECT_EQ(cases[i].err, nlc_creat(nlc_p(self, rel))) {
-			TH_LOG("-o %s: \"%s\"", opts, cases[i].name);
+			TH_LOG("-o %s: \"%s\"", opts, nlc_show(name));
 		}
+	}
+	/* found again by the name used, with no cached dentry */
+	nlc_cycle(_metadata, self);
+	for (i = 0; i < n; i++) {
+		name = nlc_case_name(&cases[i], variant->utf8);
+		snprintf(rel, sizeof(rel), "%s/%s", dname, name);
 		if (!cases[i].err)
-			EXPECT_EQ(0, nlc_stat_err(nlc_p(self, rel), NULL));
+			nlc_expect_found_cold(_metadata, self, rel, opts);
+		else
+			EXPECT_EQ(ENOENT, nlc_stat_err(nlc_p(self, rel), NULL));
 	}
 	nlc_umount(_metadata, self);
 	nlc_raw_dir(_metadata, self, d83, &dir);
@@ -1866,12 +1973,12 @@ static void nlc_case_rule(struct __test_metadata *_metadata,
 		idx = fat_raw_find(&dir, (const unsigned char *)cases[i].sfn);
 		EXPECT_LE(0, idx) {
 			TH_LOG("-o %s: \"%s\" not on disk", opts,
-			       cases[i].name);
+			       nlc_show(cases[i].name));
 		}
 		if (idx >= 0) {
 			EXPECT_EQ(cases[i].lcase, dir.ents[idx].lcase) {
 				TH_LOG("-o %s: \"%s\" lcase", opts,
-				       cases[i].name);
+				       nlc_show(cases[i].name));
 			}
 		}
 	}
@@ -1882,11 +1989,11 @@ static void nlc_case_rule(struct __test_metadata *_metadata,
 TEST_F(nlc, shortname_option_does_not_change_names)
 {
 	static const struct nlc_case cases[] = {
-		{ "readme.txt", 0, 0x18, "README  TXT" },
-		{ "README2.TXT", 0, 0, "README2 TXT" },
-		{ "Mixed3.txt", 0, 0x10, "MIXED3  TXT" },
-		{ "lower4.TXT", 0, 0x08, "LOWER4  TXT" },
-		{ "long name5.txt", ENAMETOOLONG },
+		NC_OK("readme.txt", 0x18, "README  TXT"),
+		NC_OK("README2.TXT", 0, "README2 TXT"),
+		NC_OK("Mixed3.txt", 0x10, "MIXED3  TXT"),
+		NC_OK("lower4.TXT", 0x08, "LOWER4  TXT"),
+		NC_ERR("long name5.txt", ENAMETOOLONG),
 	};
 	static const char *const rules[] = { "lower", "win95", "winnt", "mixed" };
 	char opts[64], d83[12];
@@ -1910,39 +2017,38 @@ TEST_F(nlc, shortname_option_does_not_change_names)
 TEST_F(nlc, strict_check_refuses_case_not_shown)
 {
 	static const struct nlc_case mixed[] = {
-		{ "file.txt", 0, 0x18, "FILE    TXT" },
-		{ "FILE2.TXT", 0, 0, "FILE2   TXT" },
-		{ "file3.TXT", 0, 0x08, "FILE3   TXT" },
-		{ "123.456", 0, 0, "123     456" },
-		{ "File4.txt", ENAMETOOLONG },
-		{ "file5.Txt", ENAMETOOLONG },
-		{ "\xc9.TXT", ENAMETOOLONG },	/* non-ASCII: no case */
+		NC_OK("file.txt", 0x18, "FILE    TXT"),
+		NC_OK("FILE2.TXT", 0, "FILE2   TXT"),
+		NC_OK("file3.TXT", 0x08, "FILE3   TXT"),
+		NC_OK("123.456", 0, "123     456"),
+		NC_ERR("File4.txt", ENAMETOOLONG),
+		NC_ERR("file5.Txt", ENAMETOOLONG),
+		/* shown as given: cp437 0x90, lower-case 0x82 with 0x08 */
+		NC_U("\xc9.TXT", "\u00c9.TXT", 0, 0, "\x90       TXT"),
+		NC_U("\3512.TXT", "\u00e92.TXT", 0, 0x08, "\2202      TXT"),
+		NC_U("\xc9\xe9.TXT", "\u00c9\u00e9.TXT", ENAMETOOLONG, 0, NULL),
 	};
 	static const struct nlc_case lower[] = {
-		{ "file.txt", 0, 0x18, "FILE    TXT" },
-		{ "123.456", 0, 0, "123     456" },
-		{ "FILE2.TXT", ENAMETOOLONG },
-		{ "file3.TXT", ENAMETOOLONG },
+		NC_OK("file.txt", 0x18, "FILE    TXT"),
+		NC_OK("123.456", 0, "123     456"),
+		NC_ERR("FILE2.TXT", ENAMETOOLONG),
+		NC_ERR("file3.TXT", ENAMETOOLONG),
 	};
 	static const struct nlc_case win95[] = {
-		{ "FILE.TXT", 0, 0, "FILE    TXT" },
-		{ "123.456", 0, 0, "123     456" },
-		{ "file2.txt", ENAMETOOLONG },
-		{ "FILE3.txt", ENAMETOOLONG },
+		NC_OK("FILE.TXT", 0, "FILE    TXT"),
+		NC_OK("123.456", 0, "123     456"),
+		NC_ERR("file2.txt", ENAMETOOLONG),
+		NC_ERR("FILE3.txt", ENAMETOOLONG),
 	};
-	struct nlc_case m[ARRAY_SIZE(mixed)];
 
 	if (nlc_skipped(_metadata, self))
 		return;
-	memcpy(m, mixed, sizeof(m));
-	if (variant->utf8)
-		m[ARRAY_SIZE(m) - 1].name = "\u00c9.TXT";
 	nlc_case_rule(_metadata, self, variant,
 		      "nolongcreate,check=strict,shortname=mixed",
-		      "1          ", m, ARRAY_SIZE(m));
+		      "1          ", mixed, ARRAY_SIZE(mixed));
 	nlc_case_rule(_metadata, self, variant,
 		      "nolongcreate,check=strict,shortname=winnt",
-		      "2          ", m, ARRAY_SIZE(m));
+		      "2          ", mixed, ARRAY_SIZE(mixed));
 	nlc_case_rule(_metadata, self, variant,
 		      "nolongcreate,check=strict,shortname=lower",
 		      "3          ", lower, ARRAY_SIZE(lower));
@@ -2380,7 +2486,7 @@ TEST_F(nlc, mtools_long_name_is_usable)
 				"from mtools\nmore\n"));
 	nlc_umount(_metadata, self);
 	nlc_raw_root(_metadata, self, &dir);
-	EXPECT_EQ(0, nlc_live_lfn(&dir));
+	EXPECT_EQ(0U, nlc_live_lfn(&dir));
 	EXPECT_LE(0, fat_raw_find(&dir, (const unsigned char *)"MTOOLS  TXT"));
 	fat_raw_free_dir(&dir);
 	nlc_fsck(_metadata, self);
@@ -2461,6 +2567,551 @@ TEST_F(nlc, codepage_932_lead_byte_e5_is_stored_as_05)
 	fat_raw_free_dir(&dir);
 	nlc_expect_no_long(_metadata, self);
 	nlc_fsck(_metadata, self);
+}
+
+/* ---------------------------------------------------------------------- */
+/*
+ * The mount configurations: each name created under nolongcreate is either
+ * refused, writing nothing, or found again by the very name after a cold
+ * mount.  One image per configuration (FAT16, 8 MiB).
+ */
+
+FIXTURE(nlc_cfg) {
+	FIXTURE_DATA(nlc) n;
+	FIXTURE_VARIANT(nlc) base;
+};
+
+FIXTURE_VARIANT(nlc_cfg) {
+	unsigned int idx;	/* column in nlc_cfg_rows[].want */
+	bool utf8;		/* names are UTF-8, else iso8859-1 */
+	const char *opts;
+};
+
+#define NLC_CFG_N 11
+
+FIXTURE_VARIANT_ADD(nlc_cfg, latin1) {
+	.idx = 0, .opts = "codepage=437,iocharset=iso8859-1,utf8=0",
+};
+
+FIXTURE_VARIANT_ADD(nlc_cfg, latin1_lower_relaxed) {
+	.idx = 1,
+	.opts = "codepage=437,iocharset=iso8859-1,utf8=0,shortname=lower,check=relaxed",
+};
+
+FIXTURE_VARIANT_ADD(nlc_cfg, latin1_win95_nonumtail) {
+	.idx = 2,
+	.opts = "codepage=437,iocharset=iso8859-1,utf8=0,shortname=win95,nonumtail",
+};
+
+FIXTURE_VARIANT_ADD(nlc_cfg, latin1_winnt_strict) {
+	.idx = 3,
+	.opts = "codepage=437,iocharset=iso8859-1,utf8=0,shortname=winnt,check=strict",
+};
+
+FIXTURE_VARIANT_ADD(nlc_cfg, iocharset_utf8) {
+	.idx = 4, .utf8 = true, .opts = "codepage=437,iocharset=utf8",
+};
+
+FIXTURE_VARIANT_ADD(nlc_cfg, iocharset_utf8_win95) {
+	.idx = 5, .utf8 = true,
+	.opts = "codepage=437,iocharset=utf8,shortname=win95",
+};
+
+FIXTURE_VARIANT_ADD(nlc_cfg, iocharset_utf8_lower) {
+	.idx = 6, .utf8 = true,
+	.opts = "codepage=437,iocharset=utf8,shortname=lower",
+};
+
+FIXTURE_VARIANT_ADD(nlc_cfg, utf8_lower) {
+	.idx = 7, .utf8 = true,
+	.opts = "codepage=437,iocharset=iso8859-1,utf8=1,shortname=lower",
+};
+
+FIXTURE_VARIANT_ADD(nlc_cfg, utf8_winnt_strict) {
+	.idx = 8, .utf8 = true,
+	.opts = "codepage=437,iocharset=iso8859-1,utf8=1,shortname=winnt,check=strict",
+};
+
+FIXTURE_VARIANT_ADD(nlc_cfg, utf8_mixed_normal) {
+	.idx = 9, .utf8 = true,
+	.opts = "codepage=437,iocharset=iso8859-1,utf8=1,shortname=mixed,check=normal",
+};
+
+/* uni_xlate turns utf8 off: names are iso8859-1 with :XXXX escapes */
+FIXTURE_VARIANT_ADD(nlc_cfg, utf8_uni_xlate) {
+	.idx = 10, .opts = "codepage=437,iocharset=iso8859-1,utf8=1,uni_xlate",
+};
+
+FIXTURE_SETUP(nlc_cfg)
+{
+	self->base.fat_bits = 16;
+	self->base.mib = 8;
+	self->base.spc = "1";
+	self->base.utf8 = false;
+	self->base.opts = NLC_CP437;
+	nlc_setup(_metadata, &self->n, &self->base);
+}
+
+FIXTURE_TEARDOWN(nlc_cfg)
+{
+	nlc_teardown(_metadata, &self->n, &self->base);
+}
+
+/*
+ * A name (UTF-8) and what each configuration does with it, one character
+ * per configuration in the order of the variants: 'a' accepted, 'r'
+ * refused with ENAMETOOLONG, 'i' EINVAL (never a vfat name), '-' not
+ * tried (not iso8859-1 on an iso8859-1 mount).  Derived by hand from the
+ * rule: the 8.3 entry (cp437, upper-cased, lcase of the create rule first,
+ * then the other three) shown as readdir shows it must compare equal to
+ * the name as lookup compares (iso8859-1: Latin-1 case folds; iocharset
+ * utf8 and check=strict: exact; utf8=1: only ASCII folds).
+ *
+ * The columns:  latin1: mixed, lower, win95, strict (winnt);
+ *               iocharset=utf8: mixed, win95, lower;
+ *               utf8=1: lower, strict (winnt), mixed;  uni_xlate.
+ */
+static const struct {
+	const char *name;
+	const char *want;
+} nlc_cfg_rows[] = {
+	/* ASCII case classes */
+	{ "readme.txt",		"aaaaaraaaaa" },	/* lower.lower */
+	{ "README.TXT",		"aaaaaaraaaa" },	/* UPPER.UPPER */
+	{ "readme.TXT",		"aaaaarraaaa" },	/* lower.UPPER */
+	{ "README.txt",		"aaaaarraaaa" },	/* UPPER.lower */
+	{ "ReadMe.txt",		"aaarrrraraa" },	/* Mixed.lower */
+	{ "readme.Txt",		"aaarrrraraa" },	/* lower.Mixed */
+	{ "123.456",		"aaaaaaaaaaa" },	/* caseless */
+	/* iso8859-1 letters */
+	{ "\u00c9.TXT",		"aaaaaarraaa" },
+	{ "\u00e9.txt",		"aaaaaraaaaa" },
+	{ "\u00c9\u00e9",	"aaarrrrrrra" },
+	{ "\u00df",		"aaaaaaaaaaa" },
+	{ "\u00c4",		"aaaaaarraaa" },
+	/* beyond iso8859-1 */
+	{ "\u03a3.TXT",		"----aarraa-" },
+	{ "\u03c3",		"----araaaa-" },
+	{ "\u4e2d\u6587",	"----rrrrrr-" },
+	/* iocharset=utf8 has no character beyond U+FFFF: EINVAL */
+	{ "\U0001f600",		"----iiirrr-" },
+	/* ':' escapes, a bad character without uni_xlate */
+	{ ":0041.txt",		"iiiiiiiiiir" },
+	{ ":03a3.txt",		"iiiiiiiiiia" },	/* shown as ":03a3" */
+	{ ":00e9",		"iiiiiiiiiir" },	/* shown as "\xc9" */
+	/* never 8.3, never vfat */
+	{ "Long Name.txt",	"rrrrrrrrrrr" },
+	{ "a*b",		"iiiiiiiiiii" },
+};
+
+/* The errno a character of nlc_cfg_rows[].want stands for */
+static int nlc_want_err(char want)
+{
+	return want == 'a' ? 0 : want == 'r' ? ENAMETOOLONG : EINVAL;
+}
+
+/* Row @r's name as given on the mount: UTF-8 or iso8859-1 */
+static bool nlc_cfg_name(size_t r, bool utf8, char *out, size_t size)
+{
+	if (!utf8)
+		return nlc_latin1(nlc_cfg_rows[r].name, out, size);
+	snprintf(out, size, "%s", nlc_cfg_rows[r].name);
+	return true;
+}
+
+/* Names of the entries of @dir but . and .., at most @max */
+static unsigned int nlc_list(const char *dir, char names[][NAME_MAX + 1],
+			     unsigned int max)
+{
+	struct dirent *de;
+	unsigned int n = 0;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (n < max)
+			snprintf(names[n], NAME_MAX + 1, "%s", de->d_name);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+TEST_F_TIMEOUT(nlc_cfg, created_name_is_found_after_cold_mount, 60)
+{
+	struct _test_data_nlc *n = &self->n;
+	size_t r, nr = ARRAY_SIZE(nlc_cfg_rows);
+	char data[512], rel[512], name[128], d83[12];
+	char listed[2][NAME_MAX + 1];
+	bool created[ARRAY_SIZE(nlc_cfg_rows)] = { false };
+	bool tried[ARRAY_SIZE(nlc_cfg_rows)] = { false };
+	struct stat before, st, lst;
+	struct fat_raw_dir dir;
+	struct nlc_scan scan;
+	unsigned int i, used, live, nlisted, accepted = 0, ascii_ok = 0;
+	unsigned int ntried = 0;
+	int err, want;
+	char w;
+
+	if (nlc_skipped(_metadata, n))
+		return;
+	snprintf(data, sizeof(data), "%s,nolongcreate", variant->opts);
+	err = nlc_mount_fs(n, "vfat", data);
+	if (err == EINVAL)
+		SKIP(return, "mount -o %s: EINVAL (NLS not built?)", data);
+	ASSERT_EQ(0, err) {
+		TH_LOG("mount -o %s: %s", data, strerror(err));
+	}
+
+	/* one directory per name: some are the same 8.3 name */
+	for (r = 0; r < nr; r++) {
+		ASSERT_EQ((size_t)NLC_CFG_N, strlen(nlc_cfg_rows[r].want));
+		w = nlc_cfg_rows[r].want[variant->idx];
+		if (w == '-')
+			continue;
+		ASSERT_TRUE(nlc_cfg_name(r, variant->utf8, name,
+					 sizeof(name)));
+		snprintf(rel, sizeof(rel), "%zu", r + 1);
+		ASSERT_EQ(0, mkdir(nlc_p(n, rel), 0755));
+		ASSERT_EQ(0, stat(nlc_p(n, rel), &before));
+		snprintf(rel, sizeof(rel), "%zu/%s", r + 1, name);
+		tried[r] = true;
+		ntried++;
+		err = nlc_creat(nlc_p(n, rel));
+		want = nlc_want_err(w);
+		EXPECT_EQ(want, err) {
+			TH_LOG("-o %s: \"%s\": %s, expected %s", data,
+			       nlc_show(name), strerror(err), strerror(want));
+		}
+		if (!err) {
+			created[r] = true;
+			accepted++;
+			ascii_ok += r < 7;
+			continue;
+		}
+		EXPECT_TRUE(err == ENAMETOOLONG || err == EINVAL) {
+			TH_LOG("-o %s: \"%s\": %s", data, nlc_show(name),
+			       strerror(err));
+		}
+		/* refused: the directory did not grow, the name is not there */
+		ASSERT_EQ(0, stat(nlc_p(n, rel), &st) ? 0 : EEXIST) {
+			TH_LOG("-o %s: \"%s\" refused but found", data,
+			       nlc_show(name));
+		}
+		snprintf(rel, sizeof(rel), "%zu", r + 1);
+		ASSERT_EQ(0, stat(nlc_p(n, rel), &st));
+		EXPECT_EQ(before.st_size, st.st_size);
+	}
+	/* the configuration accepts names at all: caseless 8.3, and more */
+	EXPECT_LE(2U, ascii_ok);
+
+	nlc_cycle(_metadata, n);
+	for (r = 0; r < nr; r++) {
+		if (!tried[r])
+			continue;
+		nlc_cfg_name(r, variant->utf8, name, sizeof(name));
+		snprintf(rel, sizeof(rel), "%zu", r + 1);
+		nlisted = nlc_list(nlc_p(n, rel), listed, 2);
+		if (!created[r]) {
+			EXPECT_EQ(0U, nlisted) {
+				TH_LOG("-o %s: \"%s\" refused, \"%s\" listed",
+				       data, nlc_show(name),
+				       nlc_show(listed[0]));
+			}
+			continue;
+		}
+		/* found by the name used, with no cached dentry */
+		snprintf(rel, sizeof(rel), "%zu/%s", r + 1, name);
+		err = nlc_stat_err(nlc_p(n, rel), &st);
+		EXPECT_EQ(0, err) {
+			TH_LOG("-o %s: \"%s\" accepted, not found after mount: %s",
+			       data, nlc_show(name), strerror(err));
+		}
+		EXPECT_EQ(1U, nlisted) {
+			TH_LOG("-o %s: \"%s\": %u names listed", data,
+			       nlc_show(name), nlisted);
+		}
+		if (err || nlisted != 1)
+			continue;
+		/* readdir lists it: a name for the same inode */
+		snprintf(rel, sizeof(rel), "%zu/%s", r + 1, listed[0]);
+		err = nlc_stat_err(nlc_p(n, rel), &lst);
+		EXPECT_EQ(0, err) {
+			TH_LOG("-o %s: listed \"%s\" not found: %s", data,
+			       nlc_show(listed[0]), strerror(err));
+		}
+		if (!err)
+			EXPECT_EQ(st.st_ino, lst.st_ino) {
+				TH_LOG("-o %s: \"%s\" and listed \"%s\" differ",
+				       data, nlc_show(name),
+				       nlc_show(listed[0]));
+			}
+	}
+	nlc_umount(_metadata, n);
+
+	/* on disk: one 8.3 entry per accepted name, nothing else */
+	for (r = 0; r < nr; r++) {
+		if (!tried[r])
+			continue;
+		snprintf(d83, sizeof(d83), "%-11zu", r + 1);
+		nlc_raw_dir(_metadata, n, d83, &dir);
+		used = fat_raw_used_slots(&dir);
+		live = 0;
+		for (i = 0; i < used; i++) {
+			EXPECT_TRUE(fat_raw_is_sfn(&dir.ents[i])) {
+				TH_LOG("-o %s: \"%s\": slot %u is no 8.3 entry",
+				       data, nlc_show(nlc_cfg_rows[r].name),
+				       i);
+			}
+			if (fat_raw_is_sfn(&dir.ents[i]) &&
+			    !fat_raw_is_dot(&dir.ents[i]))
+				live++;
+		}
+		EXPECT_EQ(2U + created[r], used) {
+			TH_LOG("-o %s: \"%s\": %u slots used", data,
+			       nlc_show(nlc_cfg_rows[r].name), used);
+		}
+		EXPECT_EQ((unsigned int)created[r], live);
+		fat_raw_free_dir(&dir);
+	}
+	nlc_raw_scan(_metadata, n, &scan);
+	EXPECT_EQ(0U, scan.lfn);
+	EXPECT_EQ(0U, scan.tilde) {
+		TH_LOG("8.3 alias \"%s\" on disk", nlc_show(scan.tilde_name));
+	}
+	/* the directories and the accepted names */
+	EXPECT_EQ(ntried + accepted, scan.sfn);
+	nlc_fsck(_metadata, n);
+}
+
+/* ---------------------------------------------------------------------- */
+/* a refused mkdir writes nothing, even where it would need a cluster */
+
+FIXTURE(nlc_img) {
+	FIXTURE_DATA(nlc) n;
+	FIXTURE_VARIANT(nlc) base;
+};
+
+FIXTURE_VARIANT(nlc_img) {
+	unsigned int fat_bits;
+	unsigned int mib;
+	const char *spc;
+};
+
+FIXTURE_VARIANT_ADD(nlc_img, fat12) {
+	.fat_bits = 12, .mib = 4, .spc = "4",
+};
+
+FIXTURE_VARIANT_ADD(nlc_img, fat32) {
+	.fat_bits = 32, .mib = 40, .spc = "1",
+};
+
+FIXTURE_SETUP(nlc_img)
+{
+	self->base.fat_bits = variant->fat_bits;
+	self->base.mib = variant->mib;
+	self->base.spc = variant->spc;
+	self->base.utf8 = false;
+	self->base.opts = NLC_CP437;
+	nlc_setup(_metadata, &self->n, &self->base);
+}
+
+FIXTURE_TEARDOWN(nlc_img)
+{
+	nlc_teardown(_metadata, &self->n, &self->base);
+}
+
+static const char *const nlc_refused_dirs[] = { NLC_LDIR, "a b", "dir.a.b" };
+
+/*
+ * Write @byte to @path until the volume is full; 0 or errno.  A write that
+ * fails part of the way gives its clusters back: go on with smaller ones.
+ */
+static int nlc_fill(const char *path, unsigned char byte)
+{
+	static char buf[65536];
+	size_t chunk = sizeof(buf);
+	ssize_t len;
+	int fd, err = 0;
+
+	memset(buf, byte, sizeof(buf));
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return errno;
+	for (;;) {
+		len = write(fd, buf, chunk);
+		if (len < 0 && errno != ENOSPC) {
+			err = errno;
+			break;
+		}
+		if (len == (ssize_t)chunk)
+			continue;
+		if (chunk == 512)
+			break;
+		chunk /= 2;
+	}
+	if (close(fd) && !err)
+		err = errno;
+	return err;
+}
+
+/* The whole image file in memory; NULL on error */
+static unsigned char *nlc_read_img(struct _test_data_nlc *self, size_t *size)
+{
+	unsigned char *buf;
+	struct stat st;
+	ssize_t len;
+	int fd = open(self->img, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	buf = fstat(fd, &st) ? NULL : malloc(st.st_size);
+	if (!buf) {
+		close(fd);
+		return NULL;
+	}
+	len = pread(fd, buf, st.st_size, 0);
+	close(fd);
+	if (len != st.st_size) {
+		free(buf);
+		return NULL;
+	}
+	*size = st.st_size;
+	return buf;
+}
+
+/* Where in the image is offset @off? */
+static const char *nlc_region(const struct fat_raw *fr, size_t off)
+{
+	if (off < fr->fat_offset)
+		return fr->fat_bits == 32 && off / fr->sector_size == 1 ?
+		       "FSINFO" : "reserved sectors";
+	if (off < fr->root_offset)
+		return "FAT";
+	if (off < fr->data_offset)
+		return "root directory";
+	return "data area";
+}
+
+/* The image is byte for byte @old; log where it is not */
+static void nlc_expect_same_img(struct __test_metadata *_metadata,
+				struct _test_data_nlc *self,
+				const unsigned char *old, size_t size,
+				const char *what)
+{
+	unsigned char *now;
+	struct fat_raw fr;
+	size_t now_size = 0, i, diff = 0, first = 0;
+
+	now = nlc_read_img(self, &now_size);
+	ASSERT_NE(NULL, now);
+	ASSERT_EQ(size, now_size);
+	for (i = 0; i < size; i++) {
+		if (old[i] == now[i])
+			continue;
+		if (!diff++)
+			first = i;
+	}
+	free(now);
+	if (!diff)
+		return;
+	nlc_raw_open(_metadata, self, &fr);
+	fat_raw_close(&fr);
+	EXPECT_EQ((size_t)0, diff) {
+		TH_LOG("%s: %zu bytes changed, the first at %zu (%s, cluster %lld)",
+		       what, diff, first, nlc_region(&fr, first),
+		       first >= fr.data_offset ?
+		       (long long)((first - fr.data_offset) /
+				   fr.cluster_size + 2) : -1LL);
+	}
+}
+
+TEST_F_TIMEOUT(nlc_img, refused_mkdir_writes_nothing, 90)
+{
+	struct _test_data_nlc *n = &self->n;
+	unsigned char *img;
+	size_t size = 0, i;
+	int err;
+
+	if (nlc_skipped(_metadata, n))
+		return;
+	/* every free cluster holds 0xA5 */
+	nlc_mount(_metadata, n, &self->base, NULL);
+	ASSERT_EQ(0, nlc_fill(nlc_p(n, "FILL.BIN"), 0xA5));
+	ASSERT_EQ(0ULL, nlc_free_blocks(n->mnt));
+	ASSERT_EQ(0, unlink(nlc_p(n, "FILL.BIN")));
+	ASSERT_EQ(0, mkdir(nlc_p(n, "SUB"), 0755));
+	nlc_umount(_metadata, n);
+	img = nlc_read_img(n, &size);
+	ASSERT_NE(NULL, img);
+
+	/* a mount and umount alone changes nothing */
+	nlc_mount(_metadata, n, &self->base, "nolongcreate");
+	nlc_umount(_metadata, n);
+	nlc_expect_same_img(_metadata, n, img, size, "mount, umount");
+	ASSERT_TRUE(_metadata->passed) {
+		TH_LOG("the image changes without a mkdir: not comparable");
+	}
+
+	nlc_mount(_metadata, n, &self->base, "nolongcreate");
+	for (i = 0; i < ARRAY_SIZE(nlc_refused_dirs); i++) {
+		char rel[64];
+
+		err = mkdir(nlc_p(n, nlc_refused_dirs[i]), 0755) ? errno : 0;
+		EXPECT_EQ(ENAMETOOLONG, err) {
+			TH_LOG("mkdir \"%s\": %s", nlc_refused_dirs[i],
+			       strerror(err));
+		}
+		snprintf(rel, sizeof(rel), "SUB/%s", nlc_refused_dirs[i]);
+		err = mkdir(nlc_p(n, rel), 0755) ? errno : 0;
+		EXPECT_EQ(ENAMETOOLONG, err) {
+			TH_LOG("mkdir \"%s\": %s", rel, strerror(err));
+		}
+	}
+	nlc_umount(_metadata, n);
+	nlc_expect_same_img(_metadata, n, img, size, "refused mkdir");
+	free(img);
+	nlc_fsck(_metadata, n);
+}
+
+TEST_F_TIMEOUT(nlc_img, refused_mkdir_on_full_volume_is_enametoolong, 90)
+{
+	struct _test_data_nlc *n = &self->n;
+	size_t i;
+	int err;
+
+	if (nlc_skipped(_metadata, n))
+		return;
+	nlc_mount(_metadata, n, &self->base, "nolongcreate");
+	ASSERT_EQ(0, mkdir(nlc_p(n, "SUB"), 0755));
+	ASSERT_EQ(0, nlc_fill(nlc_p(n, "FILL.BIN"), 0x5A));
+	ASSERT_EQ(0ULL, nlc_free_blocks(n->mnt));
+	for (i = 0; i < ARRAY_SIZE(nlc_refused_dirs); i++) {
+		char rel[64];
+
+		err = mkdir(nlc_p(n, nlc_refused_dirs[i]), 0755) ? errno : 0;
+		EXPECT_EQ(ENAMETOOLONG, err) {
+			TH_LOG("mkdir \"%s\" on a full volume: %s",
+			       nlc_refused_dirs[i], strerror(err));
+		}
+		snprintf(rel, sizeof(rel), "SUB/%s", nlc_refused_dirs[i]);
+		err = mkdir(nlc_p(n, rel), 0755) ? errno : 0;
+		EXPECT_EQ(ENAMETOOLONG, err) {
+			TH_LOG("mkdir \"%s\" on a full volume: %s", rel,
+			       strerror(err));
+		}
+	}
+	/* the volume is really full: an 8.3 directory has no cluster */
+	err = mkdir(nlc_p(n, "SHORT"), 0755) ? errno : 0;
+	EXPECT_EQ(ENOSPC, err) {
+		TH_LOG("mkdir \"SHORT\" on a full volume: %s", strerror(err));
+	}
+	nlc_umount(_metadata, n);
+	nlc_expect_no_long(_metadata, n);
+	nlc_fsck(_metadata, n);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -2569,6 +3220,7 @@ static int nlc_found_cb(const struct fat_raw_dir *dir, unsigned int idx,
 	char name[1024];
 	int n, len;
 
+	(void)depth;
 	if (fat_raw_is_lfn(de)) {
 		f->lfn++;
 		return 0;
@@ -2711,9 +3363,9 @@ TEST_F_TIMEOUT(nlc, toggle_under_load_is_atomic, 180)
 	TH_LOG("long creates: %u accepted; %u in nolongcreate, %u in longcreate windows",
 	       long_ok, refused_sure, accepted_sure);
 	/* the test did real work */
-	EXPECT_LE(4, nr_rm);
-	EXPECT_LT(0, refused_sure);
-	EXPECT_LT(0, accepted_sure);
+	EXPECT_LE(4U, nr_rm);
+	EXPECT_LT(0U, refused_sure);
+	EXPECT_LT(0U, accepted_sure);
 
 	/* the last remount was nolongcreate or longcreate: so is the mount */
 	nlc_expect_state(_metadata, self, rm[nr_rm - 1].nolong);
@@ -2729,7 +3381,7 @@ TEST_F_TIMEOUT(nlc, toggle_under_load_is_atomic, 180)
 		fat_raw_close(&fr);
 		ASSERT_EQ(0, err);
 	}
-	EXPECT_EQ(0, found->bad) {
+	EXPECT_EQ(0U, found->bad) {
 		TH_LOG("unexpected long name \"%s\"", found->bad_name);
 	}
 	EXPECT_EQ(long_ok, found->longs);

@@ -1,98 +1,123 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Reference model of the vfat nolongcreate create rule, from
- * the contract in README.md ("The contract") and the CP437 chart (see model.h).
+ * Reference model of the vfat nolongcreate create rule (see model.h),
+ * from the contract in README.md ("The contract"), the CP437 chart and the
+ * iso8859-1 / UTF-8 encodings.
  *
- * Stock vfat behaviour that the contract takes as given (VFS lookup before
- * the create: case-insensitive with nls iso8859-1 lower-casing of the bytes
- * unless check=strict; how an 8.3 entry is displayed for each shortname=
- * value) is modelled from the documented behaviour
- * (Documentation/filesystems/vfat.rst): dentry names and displayed short
- * names both take part in the lookup.
+ * The rule, as the model applies it to a name N (trailing dots stripped):
+ *  1. N -> UTF-16 (the utf8 option in force: UTF-8; else the iocharset's
+ *     bytes, with ':XXXX' escapes if uni_xlate); bad characters EINVAL.
+ *  2. The 8.3 builder must hold it as one entry without a numeric tail:
+ *     base 1-8 and extension 0-3 CP437 bytes, nothing skipped (space,
+ *     a dot that is not the separator), replaced (+,;=[]) or unencodable;
+ *     else ENAMETOOLONG.  Same 11 bytes as a live entry: EEXIST.
+ *  3. Round trip: the entry is rendered as readdir shows it on the mount
+ *     and compared with N as a lookup compares.  The natural lcase (a part
+ *     with a lower-case ASCII letter and no upper-case letter and no byte
+ *     >= 0x7F gets its flag) is tried first, then natural ^ 0x08, ^ 0x10,
+ *     ^ 0x18; the first that is found is written.  None: ENAMETOOLONG.
+ *
+ * Stock vfat behaviour the contract takes as given is modelled from the
+ * documented behaviour (Documentation/filesystems/vfat.rst): the VFS
+ * lookup before the create (dentry names and displayed 8.3 names), how an
+ * 8.3 entry is displayed for each shortname= value, uni_xlate turning the
+ * utf8 option off, iocharset=utf8 being case-sensitive.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "model.h"
 
+const char *const nlc_sn_names[4] = { "mixed", "lower", "win95", "winnt" };
+const char *const nlc_check_names[3] = { "relaxed", "normal", "strict" };
+const char *const nlc_io_names[2] = { "iso8859-1", "utf8" };
+
 /*
- * CP437 chart, for the characters the fuzzer uses.  cp = 0: the code page
- * has no such character.  up: the CP437 upper-case letter of the same
- * letter, if the chart has one, else the byte itself.
+ * CP437 chart, bytes 0x80-0xFF (bytes below 0x80 are ASCII).  Written
+ * from the code page chart; model_test.c checks it against the kernel's
+ * fs/nls/nls_cp437.c in both directions.
  */
-const struct nlc_char nlc_alphabet[] = {
-	{ 0x00E9, 0x82, 0x90, "e acute" },
-	{ 0x00C9, 0x90, 0x90, "E acute" },
-	{ 0x00DF, 0xE1, 0xE1, "sharp s" },
-	{ 0x00E4, 0x84, 0x8E, "a umlaut" },
-	{ 0x00C4, 0x8E, 0x8E, "A umlaut" },
-	{ 0x00F1, 0xA4, 0xA5, "n tilde" },
-	{ 0x00D1, 0xA5, 0xA5, "N tilde" },
-	{ 0x00FC, 0x81, 0x9A, "u umlaut" },
-	{ 0x00DC, 0x9A, 0x9A, "U umlaut" },
-	{ 0x00E5, 0x86, 0x8F, "a ring" },
-	{ 0x00C5, 0x8F, 0x8F, "A ring" },
-	{ 0x00E0, 0x85, 0x85, "a grave (no upper in cp437)" },
-	{ 0x00FF, 0x98, 0x98, "y diaeresis (no upper in cp437)" },
-	{ 0x00A3, 0x9C, 0x9C, "pound sign" },
-	{ 0x03C3, 0xE5, 0xE4, "small sigma (cp437 0xE5)" },
-	{ 0x03A3, 0xE4, 0xE4, "capital sigma" },
-	{ 0x00A4, 0x00, 0x00, "currency sign (not in cp437)" },
-	{ 0x00C0, 0x00, 0x00, "A grave (not in cp437)" },
-	{ 0x0085, 0x00, 0x00, "C1 control NEL (not in cp437)" },
-	{ 0x4E2D, 0x00, 0x00, "CJK (not in cp437)" },
-	{ 0x1F600, 0x00, 0x00, "emoji (not in cp437, 2 UTF-16 units)" },
+static const uint16_t cp437_hi[128] = {
+	0x00C7, 0x00FC, 0x00E9, 0x00E2, 0x00E4, 0x00E0, 0x00E5, 0x00E7,	/* 0x80 */
+	0x00EA, 0x00EB, 0x00E8, 0x00EF, 0x00EE, 0x00EC, 0x00C4, 0x00C5,	/* 0x88 */
+	0x00C9, 0x00E6, 0x00C6, 0x00F4, 0x00F6, 0x00F2, 0x00FB, 0x00F9,	/* 0x90 */
+	0x00FF, 0x00D6, 0x00DC, 0x00A2, 0x00A3, 0x00A5, 0x20A7, 0x0192,	/* 0x98 */
+	0x00E1, 0x00ED, 0x00F3, 0x00FA, 0x00F1, 0x00D1, 0x00AA, 0x00BA,	/* 0xA0 */
+	0x00BF, 0x2310, 0x00AC, 0x00BD, 0x00BC, 0x00A1, 0x00AB, 0x00BB,	/* 0xA8 */
+	0x2591, 0x2592, 0x2593, 0x2502, 0x2524, 0x2561, 0x2562, 0x2556,	/* 0xB0 */
+	0x2555, 0x2563, 0x2551, 0x2557, 0x255D, 0x255C, 0x255B, 0x2510,	/* 0xB8 */
+	0x2514, 0x2534, 0x252C, 0x251C, 0x2500, 0x253C, 0x255E, 0x255F,	/* 0xC0 */
+	0x255A, 0x2554, 0x2569, 0x2566, 0x2560, 0x2550, 0x256C, 0x2567,	/* 0xC8 */
+	0x2568, 0x2564, 0x2565, 0x2559, 0x2558, 0x2552, 0x2553, 0x256B,	/* 0xD0 */
+	0x256A, 0x2518, 0x250C, 0x2588, 0x2584, 0x258C, 0x2590, 0x2580,	/* 0xD8 */
+	0x03B1, 0x00DF, 0x0393, 0x03C0, 0x03A3, 0x03C3, 0x00B5, 0x03C4,	/* 0xE0 */
+	0x03A6, 0x0398, 0x03A9, 0x03B4, 0x221E, 0x03C6, 0x03B5, 0x2229,	/* 0xE8 */
+	0x2261, 0x00B1, 0x2265, 0x2264, 0x2320, 0x2321, 0x00F7, 0x2248,	/* 0xF0 */
+	0x00B0, 0x2219, 0x00B7, 0x221A, 0x207F, 0x00B2, 0x25A0, 0x00A0,	/* 0xF8 */
 };
-const size_t nlc_alphabet_len = sizeof(nlc_alphabet) / sizeof(nlc_alphabet[0]);
 
-static const struct nlc_char *by_uni(uint32_t u)
+/*
+ * Case pairs inside CP437 (lower, upper): Unicode's simple case mappings
+ * of the chart's characters where both letters are in CP437.  Everything
+ * else (à â ß µ ÿ, Greek letters without a partner, ...) has no other case.
+ */
+static const unsigned char cp437_pairs[][2] = {
+	{ 0x87, 0x80 },	/* ç Ç */
+	{ 0x81, 0x9A },	/* ü Ü */
+	{ 0x82, 0x90 },	/* é É */
+	{ 0x84, 0x8E },	/* ä Ä */
+	{ 0x86, 0x8F },	/* å Å */
+	{ 0x91, 0x92 },	/* æ Æ */
+	{ 0x94, 0x99 },	/* ö Ö */
+	{ 0xA4, 0xA5 },	/* ñ Ñ */
+	{ 0xE5, 0xE4 },	/* σ Σ */
+	{ 0xED, 0xE8 },	/* φ Φ */
+};
+
+uint32_t nlc_cp437_to_uni(unsigned char b)
+{
+	return b < 0x80 ? b : cp437_hi[b - 0x80];
+}
+
+unsigned char nlc_cp437_from_uni(uint32_t u)
 {
 	size_t i;
 
-	for (i = 0; i < nlc_alphabet_len; i++)
-		if (nlc_alphabet[i].uni == u)
-			return &nlc_alphabet[i];
-	return NULL;
+	if (u && u < 0x80)
+		return u;
+	for (i = 0; u && i < 128; i++)
+		if (cp437_hi[i] == u)
+			return 0x80 + i;
+	return 0;
 }
 
-static const struct nlc_char *by_cp(unsigned char b)
+unsigned char nlc_cp437_upper(unsigned char b)
 {
 	size_t i;
 
-	for (i = 0; i < nlc_alphabet_len; i++)
-		if (nlc_alphabet[i].cp == b)
-			return &nlc_alphabet[i];
-	return NULL;
+	if (b >= 'a' && b <= 'z')
+		return b - 32;
+	for (i = 0; i < sizeof(cp437_pairs) / sizeof(cp437_pairs[0]); i++)
+		if (cp437_pairs[i][0] == b)
+			return cp437_pairs[i][1];
+	return b;
 }
 
-/* CP437 byte -> Unicode (identity below 0x80); 0 if unknown to the model */
-static uint32_t cp_to_uni(unsigned char b)
-{
-	const struct nlc_char *c;
-
-	if (b < 0x80)
-		return b;
-	c = by_cp(b);
-	return c ? c->uni : 0;
-}
-
-/* CP437 lower-case of a byte: the chart's lower-case letter whose
- * upper-case is @b */
-static unsigned char cp_lower(unsigned char b)
+unsigned char nlc_cp437_lower(unsigned char b)
 {
 	size_t i;
 
 	if (b >= 'A' && b <= 'Z')
 		return b + 32;
-	for (i = 0; i < nlc_alphabet_len; i++)
-		if (nlc_alphabet[i].cp && nlc_alphabet[i].up == b &&
-		    nlc_alphabet[i].cp != b)
-			return nlc_alphabet[i].cp;
+	for (i = 0; i < sizeof(cp437_pairs) / sizeof(cp437_pairs[0]); i++)
+		if (cp437_pairs[i][1] == b)
+			return cp437_pairs[i][0];
 	return b;
 }
 
-/* iso8859-1 lower-casing, as nls_strnicmp applies it byte by byte */
-static unsigned char iso_lower(unsigned char c)
+/* iso8859-1: A-Z and À-Þ except × have a lower case 0x20 above */
+unsigned char nlc_iso8859_1_lower(unsigned char c)
 {
 	if (c >= 'A' && c <= 'Z')
 		return c + 32;
@@ -101,14 +126,74 @@ static unsigned char iso_lower(unsigned char c)
 	return c;
 }
 
-size_t nlc_encode(const struct nlc_mount *m, uint32_t u, unsigned char *o)
+/*
+ * The fuzzer's non-ASCII alphabet: letters with and without a CP437 case
+ * partner, caseless CP437 characters, characters CP437 lacks (some in
+ * iso8859-1, some not), one outside the BMP.
+ */
+const struct nlc_char nlc_alphabet[] = {
+	{ 0x00E9, "e acute (cp437 0x82, upper 0x90)" },
+	{ 0x00C9, "E acute (cp437 0x90)" },
+	{ 0x00DF, "sharp s (cp437 0xE1, no upper)" },
+	{ 0x00E4, "a umlaut" },
+	{ 0x00C4, "A umlaut" },
+	{ 0x00F1, "n tilde" },
+	{ 0x00D1, "N tilde" },
+	{ 0x00FC, "u umlaut" },
+	{ 0x00DC, "U umlaut" },
+	{ 0x00E5, "a ring" },
+	{ 0x00C5, "A ring" },
+	{ 0x00E7, "c cedilla" },
+	{ 0x00C7, "C cedilla" },
+	{ 0x00E6, "ae" },
+	{ 0x00C6, "AE" },
+	{ 0x00F6, "o umlaut" },
+	{ 0x00D6, "O umlaut" },
+	{ 0x00E0, "a grave (no upper in cp437)" },
+	{ 0x00E2, "a circumflex (no upper in cp437)" },
+	{ 0x00FF, "y diaeresis (no upper in cp437)" },
+	{ 0x00B5, "micro sign (cp437 0xE6, caseless there)" },
+	{ 0x00A0, "no-break space (cp437 0xFF)" },
+	{ 0x00A3, "pound sign" },
+	{ 0x00AA, "feminine ordinal" },
+	{ 0x03C3, "small sigma (cp437 0xE5, upper 0xE4)" },
+	{ 0x03A3, "capital sigma (cp437 0xE4)" },
+	{ 0x03C6, "small phi (cp437 0xED, upper 0xE8)" },
+	{ 0x03A6, "capital phi (cp437 0xE8)" },
+	{ 0x0393, "capital gamma (cp437 0xE2, no lower)" },
+	{ 0x03A9, "capital omega (cp437 0xEA, no lower)" },
+	{ 0x0192, "f hook (cp437 0x9F, not iso8859-1)" },
+	{ 0x2591, "light shade (cp437 0xB0)" },
+	{ 0x00A4, "currency sign (not in cp437)" },
+	{ 0x00C0, "A grave (not in cp437)" },
+	{ 0x00D8, "O stroke (not in cp437)" },
+	{ 0x0085, "C1 control NEL (not in cp437)" },
+	{ 0x03B8, "small theta (not in cp437)" },
+	{ 0x4E2D, "CJK (not in cp437)" },
+	{ 0x1F600, "emoji (not in cp437, 2 UTF-16 units)" },
+};
+const size_t nlc_alphabet_len = sizeof(nlc_alphabet) / sizeof(nlc_alphabet[0]);
+
+int nlc_utf8_on(const struct nlc_mount *m)
 {
-	if (!m->utf8) {
-		if (u > 0xFF)
-			return 0;
-		o[0] = u;
-		return 1;
-	}
+	return m->utf8 && !m->uni_xlate;
+}
+
+int nlc_io_is_utf8(const struct nlc_mount *m)
+{
+	return nlc_utf8_on(m) || m->iocharset == NLC_IO_UTF8;
+}
+
+void nlc_mount_opts(const struct nlc_mount *m, char *buf, size_t size)
+{
+	snprintf(buf, size,
+		 "nolongcreate,codepage=437,iocharset=%s,utf8=%d,shortname=%s,check=%s,uni_xlate=%d,nonumtail=%d",
+		 nlc_io_names[m->iocharset], !!m->utf8, nlc_sn_names[m->shortname],
+		 nlc_check_names[m->check], !!m->uni_xlate, !!m->nonumtail);
+}
+
+static size_t utf8_put(uint32_t u, unsigned char *o)
+{
 	if (u < 0x80) {
 		o[0] = u;
 		return 1;
@@ -131,43 +216,112 @@ size_t nlc_encode(const struct nlc_mount *m, uint32_t u, unsigned char *o)
 	return 4;
 }
 
-/* Strict UTF-8 (no overlong forms, no surrogates, nothing above
- * U+10FFFF).  Returns the number of code points or -1. */
-static int utf8_decode(const unsigned char *s, size_t len, uint32_t *out)
+size_t nlc_encode(const struct nlc_mount *m, uint32_t u, unsigned char *o)
+{
+	if (nlc_io_is_utf8(m))
+		return utf8_put(u, o);
+	if (!u || u > 0xFF)
+		return 0;
+	o[0] = u;
+	return 1;
+}
+
+/* One strict UTF-8 character (no overlong forms, no surrogates, nothing
+ * above U+10FFFF) at s[0..len); returns its length or -1. */
+static int utf8_get(const unsigned char *s, size_t len, uint32_t *out)
+{
+	unsigned char c = s[0];
+	uint32_t u, min;
+	int k, j;
+
+	if (c < 0x80) {
+		*out = c;
+		return 1;
+	}
+	if ((c & 0xE0) == 0xC0) {
+		k = 1; u = c & 0x1F; min = 0x80;
+	} else if ((c & 0xF0) == 0xE0) {
+		k = 2; u = c & 0x0F; min = 0x800;
+	} else if ((c & 0xF8) == 0xF0) {
+		k = 3; u = c & 0x07; min = 0x10000;
+	} else {
+		return -1;	/* continuation byte, 5/6-byte lead, FE, FF */
+	}
+	if ((size_t)k >= len)
+		return -1;	/* truncated */
+	for (j = 1; j <= k; j++) {
+		if ((s[j] & 0xC0) != 0x80)
+			return -1;
+		u = (u << 6) | (s[j] & 0x3F);
+	}
+	if (u < min || u > 0x10FFFF || (u >= 0xD800 && u <= 0xDFFF))
+		return -1;
+	*out = u;
+	return k + 1;
+}
+
+static int hexval(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * The name's bytes -> UTF-16 units, as the mount reads names:
+ *  - utf8 in force: UTF-8, characters above U+FFFF become surrogate pairs;
+ *  - else one character of the iocharset at a time (iso8859-1: a byte;
+ *    utf8: one UTF-8 character, which must be in the BMP), and with
+ *    uni_xlate ':' starts an escape of exactly four hex digits.
+ * Returns the number of units, -EINVAL or -ENAMETOOLONG.
+ */
+static int to_units(const struct nlc_mount *m, const unsigned char *s,
+		    size_t len, uint16_t *u)
 {
 	size_t i = 0;
 	int n = 0;
 
 	while (i < len) {
-		unsigned char c = s[i];
-		uint32_t u, min;
-		int k, j;
+		uint32_t c;
+		int k;
 
-		if (c < 0x80) {
-			out[n++] = c;
-			i++;
+		if (n >= 255)
+			return -ENAMETOOLONG;
+		if (!nlc_utf8_on(m) && m->uni_xlate && s[i] == ':') {
+			int h[4], j;
+
+			if (i + 5 > len)
+				return -EINVAL;
+			for (j = 0; j < 4; j++)
+				if ((h[j] = hexval(s[i + 1 + j])) < 0)
+					return -EINVAL;
+			u[n++] = h[0] << 12 | h[1] << 8 | h[2] << 4 | h[3];
+			i += 5;
 			continue;
 		}
-		if ((c & 0xE0) == 0xC0) {
-			k = 1; u = c & 0x1F; min = 0x80;
-		} else if ((c & 0xF0) == 0xE0) {
-			k = 2; u = c & 0x0F; min = 0x800;
-		} else if ((c & 0xF8) == 0xF0) {
-			k = 3; u = c & 0x07; min = 0x10000;
+		if (!nlc_io_is_utf8(m)) {
+			u[n++] = s[i++];	/* iso8859-1 */
+			continue;
+		}
+		k = utf8_get(s + i, len - i, &c);
+		if (k < 0)
+			return -EINVAL;
+		i += k;
+		if (c < 0x10000) {
+			u[n++] = c;
+		} else if (!nlc_utf8_on(m)) {
+			return -EINVAL;	/* the utf8 iocharset: BMP only */
 		} else {
-			return -1;	/* continuation byte, 5/6-byte lead, FE, FF */
+			if (n + 2 > 255)
+				return -ENAMETOOLONG;
+			c -= 0x10000;
+			u[n++] = 0xD800 | (c >> 10);
+			u[n++] = 0xDC00 | (c & 0x3FF);
 		}
-		if (i + k >= len)
-			return -1;	/* truncated */
-		for (j = 1; j <= k; j++) {
-			if ((s[i + j] & 0xC0) != 0x80)
-				return -1;
-			u = (u << 6) | (s[i + j] & 0x3F);
-		}
-		if (u < min || u > 0x10FFFF || (u >= 0xD800 && u <= 0xDFFF))
-			return -1;
-		out[n++] = u;
-		i += k + 1;
 	}
 	return n;
 }
@@ -179,13 +333,13 @@ static size_t strip_dots(const unsigned char *s, size_t len)
 	return len;
 }
 
-/* The entry's name as the mount shows it (readdir, lookup). */
-static size_t display(const struct nlc_mount *m, const struct nlc_entry *e,
-		      unsigned char *out)
+size_t nlc_display(const struct nlc_mount *m, const struct nlc_entry *e,
+		   unsigned char *out)
 {
 	unsigned char w[11];
-	size_t o = 0;
-	int i, end, part;
+	uint32_t u[12];
+	size_t o = 0, nu = 0, i;
+	int part, end, k;
 
 	memcpy(w, e->name, 11);
 	if (w[0] == 0x05)
@@ -198,35 +352,43 @@ static size_t display(const struct nlc_mount *m, const struct nlc_entry *e,
 			      m->shortname == NLC_SN_WINNT) && (e->lcase & flag));
 
 		end = from;
-		for (i = from; i < to; i++)
-			if (w[i] != ' ')
-				end = i + 1;
+		for (k = from; k < to; k++)
+			if (w[k] != ' ')
+				end = k + 1;
 		if (part && end > from)
-			out[o++] = '.';
-		for (i = from; i < end; i++) {
-			unsigned char b = lower ? cp_lower(w[i]) : w[i];
-			size_t n = nlc_encode(m, cp_to_uni(b), out + o);
-
-			if (!n)
-				out[o++] = '?';
-			else
-				o += n;
+			u[nu++] = '.';
+		for (k = from; k < end; k++)
+			u[nu++] = nlc_cp437_to_uni(lower ? nlc_cp437_lower(w[k]) : w[k]);
+	}
+	for (i = 0; i < nu; i++) {
+		if (nlc_io_is_utf8(m)) {
+			o += utf8_put(u[i], out + o);
+		} else if (u[i] <= 0xFF) {
+			out[o++] = u[i];
+		} else if (m->uni_xlate) {
+			o += sprintf((char *)out + o, ":%04x", (unsigned int)u[i]);
+		} else {
+			out[o++] = '?';
 		}
 	}
 	return o;
 }
 
-static int name_eq(const struct nlc_mount *m, const unsigned char *a,
+int nlc_name_match(const struct nlc_mount *m, const unsigned char *a,
 		   size_t alen, const unsigned char *b, size_t blen)
 {
 	size_t i;
 
+	alen = strip_dots(a, alen);
+	blen = strip_dots(b, blen);
 	if (alen != blen)
 		return 0;
-	if (m->strict)
+	if (m->check == NLC_CHECK_STRICT)
 		return !memcmp(a, b, alen);
+	if (m->iocharset == NLC_IO_UTF8)
+		return !memcmp(a, b, alen);	/* its case table is the identity */
 	for (i = 0; i < alen; i++)
-		if (iso_lower(a[i]) != iso_lower(b[i]))
+		if (nlc_iso8859_1_lower(a[i]) != nlc_iso8859_1_lower(b[i]))
 			return 0;
 	return 1;
 }
@@ -236,17 +398,17 @@ static int vfs_lookup(const struct nlc_mount *m, const unsigned char *name,
 		      size_t len, const struct nlc_entry *ents, size_t n)
 {
 	unsigned char disp[64];
-	size_t i, sl = strip_dots(name, len), dl;
+	size_t i, dl;
 
-	if (!sl)
+	if (!strip_dots(name, len))
 		return -1;
 	for (i = 0; i < n; i++) {
 		const struct nlc_entry *e = &ents[i];
 
-		if (name_eq(m, name, sl, e->cname, strip_dots(e->cname, e->cname_len)))
+		if (nlc_name_match(m, name, len, e->cname, e->cname_len))
 			return i;
-		dl = display(m, e, disp);
-		if (name_eq(m, name, sl, disp, dl))
+		dl = nlc_display(m, e, disp);
+		if (nlc_name_match(m, name, len, disp, dl))
 			return i;
 	}
 	return -1;
@@ -256,58 +418,41 @@ struct part {
 	unsigned char b[16];
 	int n;			/* bytes produced */
 	int invalid;		/* not a valid 8.3 part */
-	int changed;		/* a non-ASCII char changed by upper-casing */
-	int has_lower, has_upper, has_nonascii;
+	int has_lower, has_upper, has_high;
 };
 
-static void convert_part(const uint32_t *u, size_t from, size_t to,
+static void convert_part(const uint16_t *u, size_t from, size_t to,
 			 struct part *p)
 {
 	size_t i;
 
 	memset(p, 0, sizeof(*p));
 	for (i = from; i < to; i++) {
-		uint32_t c = u[i];
+		uint16_t c = u[i];
 		unsigned char b;
 
 		if (c == '.' || c == ' ') {
-			p->invalid = 1;
+			p->invalid = 1;		/* skipped */
 			continue;
 		}
-		if (c && strchr("+,;=[]", (int)c) && c < 0x80) {
+		if (c < 0x80 && strchr("+,;=[]", c)) {
 			b = '_';
-			p->invalid = 1;
-		} else if (c == 0x7F) {
+			p->invalid = 1;		/* replaced */
+		} else if (!(b = nlc_cp437_from_uni(c))) {
+			b = '_';
+			p->invalid = 1;		/* not in the code page */
+		} else if (b >= 0x7F) {
 			/*
-			 * DEL: the contract says "non-ASCII char" for what
-			 * blocks the lcase flags and fails check=strict; the
-			 * kernel (like stock vfat) means "byte >= 0x7F", so
-			 * DEL counts as well.  Found by the fuzzer (seed 1),
-			 * see README "Differential test".
+			 * A byte >= 0x7F (DEL included, found by the fuzzer,
+			 * see README "Differential test") keeps no case flag.
 			 */
-			b = c;
-			p->has_nonascii = 1;
-		} else if (c < 0x80) {
-			b = c;
-			if (b >= 'a' && b <= 'z') {
-				p->has_lower = 1;
-				b -= 32;
-			} else if (b >= 'A' && b <= 'Z') {
-				p->has_upper = 1;
-			}
-		} else {
-			const struct nlc_char *ch = by_uni(c);
-
-			p->has_nonascii = 1;
-			if (!ch || !ch->cp) {
-				/* unknown to the model counts as unencodable */
-				b = '_';
-				p->invalid = 1;
-			} else {
-				b = ch->up;
-				if (ch->up != ch->cp)
-					p->changed = 1;
-			}
+			p->has_high = 1;
+			b = nlc_cp437_upper(b);
+		} else if (b >= 'a' && b <= 'z') {
+			p->has_lower = 1;
+			b -= 32;
+		} else if (b >= 'A' && b <= 'Z') {
+			p->has_upper = 1;
 		}
 		if (p->n < (int)sizeof(p->b))
 			p->b[p->n] = b;
@@ -315,23 +460,9 @@ static void convert_part(const uint32_t *u, size_t from, size_t to,
 	}
 }
 
-static int strict_ok(const struct nlc_mount *m, const struct part *p)
-{
-	if (p->has_nonascii)
-		return 0;
-	switch (m->shortname) {
-	case NLC_SN_LOWER:
-		return !p->has_upper;
-	case NLC_SN_WIN95:
-		return !p->has_lower;
-	default:
-		return !(p->has_lower && p->has_upper);
-	}
-}
-
 static unsigned char lcase_flag(const struct part *p, unsigned char flag)
 {
-	return (p->has_lower && !p->has_upper && !p->has_nonascii) ? flag : 0;
+	return (p->has_lower && !p->has_upper && !p->has_high) ? flag : 0;
 }
 
 void nlc_predict(const struct nlc_mount *m, enum nlc_op op,
@@ -339,15 +470,18 @@ void nlc_predict(const struct nlc_mount *m, enum nlc_op op,
 		 const struct nlc_entry *ents, size_t nents,
 		 struct nlc_result *r)
 {
-	uint32_t u[256];
-	size_t sl, nu, units, i, dot;
+	static const unsigned char flip[4] = { 0, 0x08, 0x10, 0x18 };
+	uint16_t u[256];
+	size_t sl, nu, i, dot;
 	struct part base, ext;
-	int hit, has_ext;
+	unsigned char natural, disp[64];
+	int hit, n, has_ext;
 
 	memset(r, 0, sizeof(*r));
 	r->replaced = -1;
+	r->rt = -1;
 
-	/* VFS: NAME_MAX, then the (case-insensitive) lookup */
+	/* VFS: NAME_MAX, then the lookup */
 	if (len > 255) {
 		r->err = ENAMETOOLONG;
 		return;
@@ -365,35 +499,21 @@ void nlc_predict(const struct nlc_mount *m, enum nlc_op op,
 		return;
 	}
 
-	/* 1. trailing dots */
+	/* trailing dots */
 	sl = strip_dots(name, len);
 	if (!sl) {
 		r->err = ENOENT;
 		return;
 	}
-	/* 2. to UTF-16 */
-	if (m->utf8) {
-		int n = utf8_decode(name, sl, u);
-
-		if (n < 0) {
-			r->err = EINVAL;
-			return;
-		}
-		nu = n;
-	} else {
-		for (i = 0; i < sl; i++)
-			u[i] = name[i];	/* iso8859-1 */
-		nu = sl;
-	}
-	for (i = 0, units = 0; i < nu; i++)
-		units += u[i] >= 0x10000 ? 2 : 1;
-	if (units > 255) {
-		r->err = ENAMETOOLONG;
+	/* 1. to UTF-16, bad characters, trailing space */
+	n = to_units(m, name, sl, u);
+	if (n < 0) {
+		r->err = -n;
 		return;
 	}
-	/* 3. bad characters, trailing space */
+	nu = n;
 	for (i = 0; i < nu; i++) {
-		if (u[i] < 0x20 || (u[i] < 0x80 && strchr("*?<>|\":\\", (int)u[i]))) {
+		if (u[i] < 0x20 || (u[i] < 0x80 && strchr("*?<>|\":/\\", u[i]))) {
 			r->err = EINVAL;
 			return;
 		}
@@ -402,17 +522,23 @@ void nlc_predict(const struct nlc_mount *m, enum nlc_op op,
 		r->err = EINVAL;
 		return;
 	}
-	/* 4. split at the last dot, unless only dots/spaces precede it */
+	/*
+	 * 2. base and extension: split at the last dot, unless it is the
+	 * last character (only an escaped dot can be, trailing dots are
+	 * stripped) or only dots and spaces precede it.
+	 */
 	has_ext = 0;
 	dot = nu;
 	for (i = nu; i-- > 0;) {
 		if (u[i] == '.') {
 			size_t j;
 
+			dot = i;
+			if (i == nu - 1)
+				break;
 			for (j = 0; j < i; j++)
 				if (u[j] != '.' && u[j] != ' ')
 					has_ext = 1;
-			dot = i;
 			break;
 		}
 	}
@@ -428,10 +554,9 @@ void nlc_predict(const struct nlc_mount *m, enum nlc_op op,
 		return;
 	}
 	if (base.invalid || ext.invalid || base.n > 8 || ext.n > 3) {
-		r->err = ENAMETOOLONG;	/* 6. */
+		r->err = ENAMETOOLONG;
 		return;
 	}
-	/* 5. a valid 8.3 name */
 	memset(r->ent.name, ' ', 11);
 	memcpy(r->ent.name, base.b, base.n);
 	memcpy(r->ent.name + 8, ext.b, ext.n);
@@ -443,18 +568,24 @@ void nlc_predict(const struct nlc_mount *m, enum nlc_op op,
 			return;
 		}
 	}
-	if (base.changed || ext.changed) {
-		r->err = ENAMETOOLONG;
-		return;
+	/* 3. the round trip */
+	natural = lcase_flag(&base, 0x08) | lcase_flag(&ext, 0x10);
+	for (i = 0; i < 4; i++) {
+		size_t dl;
+
+		r->ent.lcase = natural ^ flip[i];
+		dl = nlc_display(m, &r->ent, disp);
+		if (nlc_name_match(m, name, sl, disp, dl)) {
+			r->rt = i;
+			r->ent.is_dir = op == NLC_MKDIR;
+			memcpy(r->ent.cname, name, len);
+			r->ent.cname_len = len;
+			return;
+		}
 	}
-	if (m->strict && (!strict_ok(m, &base) || !strict_ok(m, &ext))) {
-		r->err = ENAMETOOLONG;
-		return;
-	}
-	r->ent.lcase = lcase_flag(&base, 0x08) | lcase_flag(&ext, 0x10);
-	r->ent.is_dir = op == NLC_MKDIR;
-	memcpy(r->ent.cname, name, len);
-	r->ent.cname_len = len;
+	r->ent.lcase = 0;
+	r->rt = 4;
+	r->err = ENAMETOOLONG;
 }
 
 const char *nlc_errname(int err)

@@ -4,7 +4,11 @@
  * the userspace model (model.c).  Runs in the QEMU guest only: it makes a
  * FAT16 image on /tmp, attaches a loop device and mounts it.
  *
- *   nlc-fuzz [--seed N] [--count NAMES] [--batch NAMES] [--max-seconds S]
+ *   nlc-fuzz [--seed N] [--count NAMES] [--batch NAMES] [--max-seconds S] [--stop]
+ *
+ * All batches run even after a disagreement (each kind of disagreement
+ * prints its first PRINT_MAX); --stop ends the run after the first batch
+ * that had one.
  *
  * Each generated name goes through creat(O_CREAT|O_EXCL) in directory 1,
  * mkdir in directory 2 and rename (of a fresh 8.3 file from directory 4)
@@ -12,9 +16,16 @@
  * once; after each batch the file system is unmounted and the four
  * directories are read from the raw image (fat_raw.h) and compared entry
  * by entry (11 name bytes, lcase byte, directory bit, no LFN slot, no
- * slot written for a refused name).  The image metadata is then restored
- * to its freshly formatted state and the next batch mounts it again with a
- * randomly chosen flavour (utf8 or not, shortname=, check=).
+ * slot written for a refused name).  Then the image is mounted again with
+ * the same options (a cold mount: no dentry survives) and every name the
+ * kernel accepted is looked up with stat() by the exact bytes it was
+ * created with, and readdir must show each entry as the model renders it.
+ * The image metadata is then restored to its freshly formatted state and
+ * the next batch mounts it again with a randomly chosen configuration
+ * (iocharset=iso8859-1|utf8, utf8=0|1, shortname=, check=, uni_xlate=0|1,
+ * nonumtail=0|1; codepage 437), printed for each batch.  Names are made in
+ * the mount's I/O encoding (UTF-8 when utf8 is in force or iocharset=utf8,
+ * else iso8859-1 bytes; ':XXXX' escapes with uni_xlate).
  *
  * Exit status: 0 no disagreement, 1 disagreement, 2 setup error.
  */
@@ -26,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -42,7 +54,6 @@
 
 static const char *const dir_names[4] = { "1", "2", "3", "4" };
 static const char *const op_names[3] = { "creat", "mkdir", "rename" };
-static const char *const sn_names[4] = { "mixed", "lower", "win95", "winnt" };
 
 /* ------------------------------------------------------------------ PRNG */
 static uint64_t rng_state;
@@ -85,15 +96,65 @@ static void putc1(struct gen *g, unsigned char c)
 	put(g, &c, 1);
 }
 
-/* one non-ASCII alphabet character the mount can express */
+/* a uni_xlate escape ':XXXX' of @u, hex digits in a random case */
+static void put_escape(struct gen *g, uint32_t u)
+{
+	char buf[8];
+	unsigned int i, how = rn(4);
+
+	snprintf(buf, sizeof(buf), ":%04x", (unsigned int)(u & 0xFFFF));
+	for (i = 1; i < 5; i++)
+		if (buf[i] >= 'a' && (how == 1 || (how == 2 && chance(50))))
+			buf[i] -= 32;
+	put(g, (const unsigned char *)buf, 5);
+}
+
+/* a code point for an escape: CP437 characters (the only ones that can
+ * come back as an escape), ASCII, controls, anything in the BMP */
+static uint32_t escape_point(void)
+{
+	unsigned int r = rn(100);
+
+	if (r < 35)
+		return nlc_cp437_to_uni(0x80 + rn(128));
+	if (r < 60)
+		return nlc_alphabet[rn(nlc_alphabet_len)].uni & 0xFFFF;
+	if (r < 80)
+		return 0x20 + rn(0x5F);
+	if (r < 85)
+		return rn(0x20);
+	return rn(0x10000);
+}
+
+/* a malformed escape: too short or not hex */
+static void put_bad_escape(struct gen *g)
+{
+	static const char *const bad[] = { ":", ":0", ":03", ":03a", ":03ag", ":g000", ":00 1" };
+	const char *s = bad[rn(sizeof(bad) / sizeof(bad[0]))];
+
+	put(g, (const unsigned char *)s, strlen(s));
+}
+
+/* one non-ASCII character: from the alphabet or any of CP437's upper
+ * half; on a uni_xlate mount as an escape when the bytes cannot say it */
 static void put_alpha(struct gen *g, const struct nlc_mount *m)
 {
 	unsigned char buf[4];
 	size_t n;
+	uint32_t u;
 
-	do {
-		n = nlc_encode(m, nlc_alphabet[rn(nlc_alphabet_len)].uni, buf);
-	} while (!n);
+	for (;;) {
+		u = chance(25) ? nlc_cp437_to_uni(0x80 + rn(128)) :
+				 nlc_alphabet[rn(nlc_alphabet_len)].uni;
+		if (m->uni_xlate && !nlc_utf8_on(m) && u < 0x10000 &&
+		    chance(nlc_encode(m, u, buf) ? 10 : 70)) {
+			put_escape(g, u);
+			return;
+		}
+		n = nlc_encode(m, u, buf);
+		if (n)
+			break;
+	}
 	put(g, buf, n);
 }
 
@@ -133,6 +194,13 @@ static void put_clean(struct gen *g, enum style st)
 /* a character that makes the name interesting */
 static void put_noise(struct gen *g, const struct nlc_mount *m)
 {
+	if (m->uni_xlate && chance(30)) {
+		if (chance(80))
+			put_escape(g, escape_point());
+		else
+			put_bad_escape(g);
+		return;
+	}
 	switch (rn(12)) {
 	case 0: putc1(g, ' '); break;
 	case 1: putc1(g, '.'); break;
@@ -142,11 +210,11 @@ static void put_noise(struct gen *g, const struct nlc_mount *m)
 	case 5: putc1(g, '~'); putc1(g, '1' + rn(9)); break;
 	case 6: putc1(g, "`\x7f"[rn(2)]); break;
 	case 7:
-		if (m->utf8) {
+		if (nlc_io_is_utf8(m))
 			put_bad_utf8(g);
-			break;
-		}
-		/* fall through */
+		else
+			putc1(g, 0x80 + rn(128));	/* any iso8859-1 byte */
+		break;
 	default:
 		put_alpha(g, m);
 	}
@@ -254,7 +322,7 @@ static void gen_name1(struct gen *g, const struct nlc_mount *m)
 
 		for (i = 0; i < len; i++)
 			putc1(g, 'a' + rn(26));
-		if (chance(50) && m->utf8) {
+		if (chance(50) && nlc_io_is_utf8(m)) {
 			g->n = 250;
 			put_alpha(g, m);	/* multi-byte near the limit */
 		}
@@ -281,7 +349,29 @@ static void gen_name1(struct gen *g, const struct nlc_mount *m)
 /* -------------------------------------------------------------- checking */
 static uint64_t seed;
 static int disagreements;
+/* disagreements by kind; each kind prints its first PRINT_MAX */
+enum { D_ERRNO, D_DISK, D_LOOKUP, D_READDIR, D_MOUNT, D_KINDS };
+static const char *const kind_names[D_KINDS] = {
+	"errno", "disk", "lookup", "readdir", "mount"
+};
+static int dis[D_KINDS];
+static unsigned int first_bad_batch;
+static FILE *devnull;
+#define PRINT_MAX 20
+
+/* count one disagreement; nonzero: print it */
+static int disagree(int kind, unsigned int batch)
+{
+	disagreements++;
+	if (!first_bad_batch)
+		first_bad_batch = batch;
+	return ++dis[kind] <= PRINT_MAX;
+}
 static unsigned long stats[3][8];	/* op x outcome */
+static unsigned long stats_lookup;	/* stat() calls after a cold mount */
+static unsigned long stats_rt_flip[3];	/* accepted on lcase try 2-4 */
+static unsigned long stats_rt_refused[3];	/* a valid 8.3 entry not found back */
+static int stop_first;			/* --stop: after the first bad batch */
 
 static int outcome_idx(int err)
 {
@@ -320,13 +410,12 @@ static void show11(FILE *f, const unsigned char *p)
 	fputc(')', f);
 }
 
-static char flavour[128];
+static char flavour[256];
 
 static void report(unsigned int batch, unsigned int idx, int op,
 		   const struct gen *g, int kerr, const struct nlc_result *mr)
 {
-	disagreements++;
-	if (disagreements > 50)
+	if (!disagree(D_ERRNO, batch))
 		return;
 	printf("DISAGREE seed=%" PRIu64 " batch=%u name#%u op=%s mount=%s name(hex)=",
 	       seed, batch, idx, op_names[op], flavour);
@@ -347,6 +436,12 @@ struct dirstate {
 	size_t n;
 	unsigned int *from;	/* name index that created the entry */
 	int op;
+	/* every name the kernel accepted (whatever the model said) */
+	struct gen *acc;
+	unsigned int *acc_from;
+	int *acc_ent;		/* the model's entry for it, or -1 */
+	unsigned char *acc_late; /* the model says: renamed onto an entry */
+	size_t nacc;
 };
 
 static int check_dir(const struct fat_raw *fr, unsigned int batch, int d,
@@ -356,6 +451,7 @@ static int check_dir(const struct fat_raw *fr, unsigned int batch, int d,
 	unsigned int cl, i, used, k = 0;
 	struct fat_raw_dir dir;
 	int bad = 0, ret;
+	FILE *out = dis[D_DISK] < PRINT_MAX ? stdout : devnull;
 
 	snprintf(n11, sizeof(n11), "%-11s", dir_names[d]);
 	ret = fat_raw_subdir(fr, 0, n11, &cl);
@@ -374,7 +470,7 @@ static int check_dir(const struct fat_raw *fr, unsigned int batch, int d,
 			/* a refused name must leave nothing; no LFN slot ever */
 			if (d == 3 && !fat_raw_is_lfn(de))
 				continue;	/* rename sources are deleted */
-			printf("DISAGREE-DISK seed=%" PRIu64 " batch=%u dir=%s slot=%u: %s slot (first byte 0x%02x attr 0x%02x), model: none\n",
+			fprintf(out, "DISAGREE-DISK seed=%" PRIu64 " batch=%u dir=%s slot=%u: %s slot (first byte 0x%02x attr 0x%02x), model: none\n",
 			       seed, batch, op_names[ds ? ds->op : 2], i,
 			       fat_raw_is_lfn(de) ? "LFN" : "deleted",
 			       de->name[0], de->attr);
@@ -382,30 +478,30 @@ static int check_dir(const struct fat_raw *fr, unsigned int batch, int d,
 			continue;
 		}
 		if (!ds || k >= ds->n) {
-			printf("DISAGREE-DISK seed=%" PRIu64 " batch=%u dir=%s slot=%u: extra entry ",
+			fprintf(out, "DISAGREE-DISK seed=%" PRIu64 " batch=%u dir=%s slot=%u: extra entry ",
 			       seed, batch, d == 3 ? "rename-source" : op_names[ds->op], i);
-			show11(stdout, de->name);
-			printf(" lcase=0x%02x, model: none\n", de->lcase);
+			show11(out, de->name);
+			fprintf(out, " lcase=0x%02x, model: none\n", de->lcase);
 			bad = 1;
 			continue;
 		}
 		if (memcmp(de->name, ds->ents[k].name, 11) ||
 		    de->lcase != ds->ents[k].lcase ||
 		    !!(de->attr & ATTR_DIR) != ds->ents[k].is_dir) {
-			printf("DISAGREE-DISK seed=%" PRIu64 " batch=%u dir=%s name#%u name(hex)=",
+			fprintf(out, "DISAGREE-DISK seed=%" PRIu64 " batch=%u dir=%s name#%u name(hex)=",
 			       seed, batch, op_names[ds->op], ds->from[k]);
-			hex(stdout, ds->ents[k].cname, ds->ents[k].cname_len);
-			printf(" kernel=");
-			show11(stdout, de->name);
-			printf(" lcase=0x%02x dir=%d model=", de->lcase, !!(de->attr & ATTR_DIR));
-			show11(stdout, ds->ents[k].name);
-			printf(" lcase=0x%02x dir=%d\n", ds->ents[k].lcase, ds->ents[k].is_dir);
+			hex(out, ds->ents[k].cname, ds->ents[k].cname_len);
+			fprintf(out, " kernel=");
+			show11(out, de->name);
+			fprintf(out, " lcase=0x%02x dir=%d model=", de->lcase, !!(de->attr & ATTR_DIR));
+			show11(out, ds->ents[k].name);
+			fprintf(out, " lcase=0x%02x dir=%d\n", ds->ents[k].lcase, ds->ents[k].is_dir);
 			bad = 1;
 		}
 		k++;
 	}
 	if (ds && k < ds->n) {
-		printf("DISAGREE-DISK seed=%" PRIu64 " batch=%u dir=%s: %zu entries on disk missing (first: name#%u)\n",
+		fprintf(out, "DISAGREE-DISK seed=%" PRIu64 " batch=%u dir=%s: %zu entries on disk missing (first: name#%u)\n",
 		       seed, batch, op_names[ds->op], ds->n - k, ds->from[k]);
 		bad = 1;
 	}
@@ -413,10 +509,164 @@ static int check_dir(const struct fat_raw *fr, unsigned int batch, int d,
 	return bad;
 }
 
+static void lookup_fail(unsigned int batch, const struct dirstate *ds,
+			unsigned int idx, const unsigned char *name, size_t len,
+			const char *what, const struct nlc_entry *e)
+{
+	if (!disagree(D_LOOKUP, batch))
+		return;
+	printf("DISAGREE-LOOKUP seed=%" PRIu64 " batch=%u dir=%s name#%u mount=%s name(hex)=",
+	       seed, batch, op_names[ds->op], idx, flavour);
+	hex(stdout, name, len);
+	printf(" name=\"%.*s\": accepted by the kernel, after a cold mount %s",
+	       (int)(len > 60 ? 60 : len), (const char *)name, what);
+	if (e) {
+		printf(" (entry ");
+		show11(stdout, e->name);
+		printf(" lcase=0x%02x)", e->lcase);
+	}
+	printf("\n");
+}
+
+static void stat_name(unsigned int batch, const struct dirstate *ds,
+		      unsigned int idx, const unsigned char *name, size_t len,
+		      const struct nlc_entry *e, int want_dir)
+{
+	char path[600];
+	struct stat st;
+
+	snprintf(path, sizeof(path), MNT "/%s/%.*s", dir_names[ds->op],
+		 (int)len, (const char *)name);
+	stats_lookup++;
+	if (stat(path, &st)) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "stat() fails: %s", nlc_errname(errno));
+		lookup_fail(batch, ds, idx, name, len, what, e);
+	} else if ((S_ISDIR(st.st_mode) ? 1 : 0) != want_dir) {
+		lookup_fail(batch, ds, idx, name, len,
+			    want_dir ? "stat() finds a file, not the directory" :
+				       "stat() finds a directory, not the file", e);
+	}
+}
+
+static void drop_dentries(void)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+
+	if (fd >= 0) {
+		ssize_t n = write(fd, "2", 1);	/* best effort */
+
+		(void)n;
+		close(fd);
+	}
+}
+
+/*
+ * The cold mount: every name the kernel accepted must be found by stat()
+ * by its own bytes, and (unless the image check already disagreed)
+ * readdir must show the entries as the model renders them.  First the
+ * names that made an entry (no dentry of another entry can match them),
+ * then, with the dentries dropped, the names that the model says were
+ * renamed onto an existing entry.
+ */
+static void check_cold(unsigned int batch, const struct nlc_mount *m,
+		       const struct dirstate *ds, int image_bad)
+{
+	unsigned char disp[64];
+	size_t k, dl;
+	int d, late;
+
+	for (late = 0; late < 2; late++) {
+		if (late)
+			drop_dentries();
+		for (d = 0; d < NDIRS; d++)
+			for (k = 0; k < ds[d].nacc; k++)
+				if (ds[d].acc_late[k] == late)
+					stat_name(batch, &ds[d], ds[d].acc_from[k],
+						  ds[d].acc[k].b, ds[d].acc[k].n,
+						  ds[d].acc_ent[k] < 0 ? NULL :
+						  &ds[d].ents[ds[d].acc_ent[k]],
+						  ds[d].op == NLC_MKDIR);
+	}
+	for (d = 0; d < NDIRS && !image_bad; d++) {
+		char path[64];
+		struct dirent *de;
+		DIR *dir;
+
+		snprintf(path, sizeof(path), MNT "/%s", dir_names[d]);
+		dir = opendir(path);
+		if (!dir)
+			die("opendir %s: %s", path, strerror(errno));
+		k = 0;
+		while ((de = readdir(dir))) {
+			size_t nl = strlen(de->d_name);
+
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			if (k >= ds[d].n) {
+				if (disagree(D_READDIR, batch)) {
+					printf("DISAGREE-READDIR seed=%" PRIu64 " batch=%u dir=%s mount=%s: extra name (hex) ",
+					       seed, batch, op_names[d], flavour);
+					hex(stdout, (const unsigned char *)de->d_name, nl);
+					printf("\n");
+				}
+				continue;
+			}
+			dl = nlc_display(m, &ds[d].ents[k], disp);
+			if ((dl != nl || memcmp(disp, de->d_name, nl)) &&
+			    disagree(D_READDIR, batch)) {
+				printf("DISAGREE-READDIR seed=%" PRIu64 " batch=%u dir=%s name#%u mount=%s entry=",
+				       seed, batch, op_names[d], ds[d].from[k], flavour);
+				show11(stdout, ds[d].ents[k].name);
+				printf(" lcase=0x%02x kernel shows (hex) ", ds[d].ents[k].lcase);
+				hex(stdout, (const unsigned char *)de->d_name, nl);
+				printf(", model ");
+				hex(stdout, disp, dl);
+				printf("\n");
+			}
+			k++;
+		}
+		closedir(dir);
+		if (k < ds[d].n && disagree(D_READDIR, batch))
+			printf("DISAGREE-READDIR seed=%" PRIu64 " batch=%u dir=%s mount=%s: %zu entries not shown\n",
+			       seed, batch, op_names[d], flavour, ds[d].n - k);
+	}
+}
+
+/* The options in force, from mountinfo: utf8 only without uni_xlate. */
+static void check_mountinfo(unsigned int batch, const struct nlc_mount *m)
+{
+	char line[2048], *p, *tok;
+	FILE *mi = fopen("/proc/self/mountinfo", "r");
+	int seen = 0, nolong = 0, utf8 = 0, xlate = 0;
+
+	while (mi && fgets(line, sizeof(line), mi)) {
+		if (!strstr(line, " " MNT " ") || !(p = strstr(line, " - ")))
+			continue;
+		seen = 1;
+		p = strrchr(p, ' ');	/* the super block options */
+		for (tok = strtok(p + 1, ",\n"); tok; tok = strtok(NULL, ",\n")) {
+			nolong |= !strcmp(tok, "nolongcreate");
+			utf8 |= !strcmp(tok, "utf8");
+			xlate |= !strcmp(tok, "uni_xlate");
+		}
+	}
+	if (mi)
+		fclose(mi);
+	if (!seen || !nolong)
+		die("batch %u: the mount does not show nolongcreate in mountinfo", batch);
+	if ((utf8 != nlc_utf8_on(m) || xlate != !!m->uni_xlate) &&
+	    disagree(D_MOUNT, batch)) {
+		printf("DISAGREE-MOUNT seed=%" PRIu64 " batch=%u mount=%s: mountinfo shows utf8=%d uni_xlate=%d, model utf8 in force=%d\n",
+		       seed, batch, flavour, utf8, xlate, nlc_utf8_on(m));
+	}
+}
+
 /* ------------------------------------------------------------------ main */
 static void usage(void)
 {
-	fprintf(stderr, "usage: nlc-fuzz [--seed N] [--count NAMES] [--batch NAMES] [--max-seconds S]\n");
+	fprintf(stderr, "usage: nlc-fuzz [--seed N] [--count NAMES] [--batch NAMES] [--max-seconds S] [--stop]\n");
 	exit(2);
 }
 
@@ -441,6 +691,8 @@ int main(int argc, char **argv)
 			batch_size = strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--max-seconds") && i + 1 < argc)
 			max_seconds = strtod(argv[++i], NULL);
+		else if (!strcmp(argv[i], "--stop"))
+			stop_first = 1;
 		else
 			usage();
 	}
@@ -458,6 +710,9 @@ int main(int argc, char **argv)
 	fflush(stdout);
 
 	clock_init();
+	devnull = fopen("/dev/null", "w");
+	if (!devnull)
+		die("/dev/null: %s", strerror(errno));
 	mkdir(WORK, 0755);
 	mkdir(MNT, 0755);
 	make_image(IMG, 32, 16, 4);	/* FAT16, 2 KiB clusters */
@@ -473,39 +728,39 @@ int main(int argc, char **argv)
 		ds[i].ents = calloc(MAX_BATCH, sizeof(*ds[i].ents));
 		ds[i].from = calloc(MAX_BATCH, sizeof(*ds[i].from));
 		ds[i].op = i;
+		ds[i].acc = calloc(MAX_BATCH, sizeof(*ds[i].acc));
+		ds[i].acc_from = calloc(MAX_BATCH, sizeof(*ds[i].acc_from));
+		ds[i].acc_ent = calloc(MAX_BATCH, sizeof(*ds[i].acc_ent));
+		ds[i].acc_late = calloc(MAX_BATCH, sizeof(*ds[i].acc_late));
+		if (!ds[i].ents || !ds[i].from || !ds[i].acc || !ds[i].acc_from ||
+		    !ds[i].acc_ent || !ds[i].acc_late)
+			die("out of memory");
 	}
 
 	t0 = now_s();
 	while (done < count) {
 		struct nlc_mount m;
-		char opts[128];
+		char opts[256];
+		int dis_before, dis_batch[D_KINDS];
 		int dfd[4], d, bad;
 		unsigned long n = count - done < batch_size ? count - done : batch_size;
 		double t1;
 
 		batch++;
+		dis_before = disagreements;
+		memcpy(dis_batch, dis, sizeof(dis));
+		m.iocharset = rn(2);
 		m.utf8 = rn(2);
 		m.shortname = rn(4);
-		m.strict = chance(25);
-		snprintf(opts, sizeof(opts), "nolongcreate%s,shortname=%s%s",
-			 m.utf8 ? ",utf8" : "", sn_names[m.shortname],
-			 m.strict ? ",check=strict" : "");
+		m.check = rn(3);
+		m.uni_xlate = chance(30);
+		m.nonumtail = rn(2);
+		nlc_mount_opts(&m, opts, sizeof(opts));
 		snprintf(flavour, sizeof(flavour), "%s", opts);
+		printf("nlc-fuzz: batch %u: -o %s\n", batch, opts);
 		if (mount(dev, MNT, "vfat", 0, opts))
 			die("mount -o %s: %s", opts, strerror(errno));
-		if (batch == 1) {
-			char line[1024];
-			FILE *mi = fopen("/proc/self/mountinfo", "r");
-			int seen = 0;
-
-			while (mi && fgets(line, sizeof(line), mi))
-				if (strstr(line, " " MNT " ") && strstr(line, ",nolongcreate"))
-					seen = 1;
-			if (mi)
-				fclose(mi);
-			if (!seen)
-				die("the mount does not show nolongcreate in mountinfo");
-		}
+		check_mountinfo(batch, &m);
 		for (d = 0; d < 4; d++) {
 			char p[64];
 
@@ -517,7 +772,7 @@ int main(int argc, char **argv)
 				die("open %s: %s", p, strerror(errno));
 		}
 		for (d = 0; d < NDIRS; d++)
-			ds[d].n = 0;
+			ds[d].n = ds[d].nacc = 0;
 		batch_n = 0;
 		t1 = now_s();
 		for (unsigned long k = 0; k < n; k++) {
@@ -562,15 +817,27 @@ int main(int argc, char **argv)
 					}
 				}
 				stats[op][kerr == 0 && mr.replaced >= 0 ? 7 : outcome_idx(kerr)]++;
+				if (!kerr) {
+					s->acc[s->nacc] = g;
+					s->acc_from[s->nacc] = k;
+					s->acc_ent[s->nacc] = -1;
+					s->acc_late[s->nacc] = !mr.err && mr.replaced >= 0;
+					s->nacc++;
+				}
 				if (kerr != mr.err) {
 					report(batch, k, op, &g, kerr, &mr);
 					continue;
 				}
 				if (!kerr && mr.replaced < 0) {
+					s->acc_ent[s->nacc - 1] = s->n;
 					s->ents[s->n] = mr.ent;
 					s->from[s->n] = k;
 					s->n++;
 				}
+				if (!kerr && mr.rt > 0)
+					stats_rt_flip[op]++;
+				if (mr.rt == 4)
+					stats_rt_refused[op]++;
 			}
 			batch_names[batch_n++] = g;
 		}
@@ -587,13 +854,26 @@ int main(int argc, char **argv)
 			bad |= check_dir(&fr, batch, d, d < NDIRS ? &ds[d] : NULL);
 		fat_raw_close(&fr);
 		if (bad)
-			disagreements++;
+			disagree(D_DISK, batch);
+		/* the cold mount: same options, no dentry left from the batch */
+		if (mount(dev, MNT, "vfat", 0, opts))
+			die("batch %u: mount -o %s again: %s", batch, opts, strerror(errno));
+		check_cold(batch, &m, ds, bad);
+		if (umount(MNT))
+			die("umount after the lookups: %s", strerror(errno));
 		/* back to the freshly formatted image */
 		if (pwrite(lfd, pristine, meta, 0) != (ssize_t)meta || fsync(lfd))
 			die("restoring the image: %s", strerror(errno));
 		t_check += now_s() - t1;
 		done += n;
-		if (disagreements) {
+		if (disagreements != dis_before) {
+			printf("nlc-fuzz: batch %u: disagreements", batch);
+			for (int kd = 0; kd < D_KINDS; kd++)
+				if (dis[kd] != dis_batch[kd])
+					printf(" %s=%d", kind_names[kd], dis[kd] - dis_batch[kd]);
+			printf(" (-o %s)\n", opts);
+		}
+		if (disagreements && stop_first) {
 			printf("nlc-fuzz: stopping after batch %u (mount %s) with disagreements; seed=%" PRIu64 "\n",
 			       batch, flavour, seed);
 			break;
@@ -619,7 +899,19 @@ int main(int argc, char **argv)
 					printf(" %s=%lu", outcome_names[o], stats[op][o]);
 			printf("\n");
 		}
-		printf("nlc-fuzz: seed=%" PRIu64 " names=%lu ops=%lu batches=%u time=%.1fs (syscalls %.1fs, unmount+image check %.1fs) rate=%.0f names/s disagreements=%d\n",
+		printf("nlc-fuzz: round trip (creat/mkdir/rename): accepted with an lcase other than the natural one %lu/%lu/%lu, refused (ENAMETOOLONG) %lu/%lu/%lu\n",
+		       stats_rt_flip[0], stats_rt_flip[1], stats_rt_flip[2],
+		       stats_rt_refused[0], stats_rt_refused[1], stats_rt_refused[2]);
+		printf("nlc-fuzz: %lu lookups by the accepted names after a cold mount\n",
+		       stats_lookup);
+		if (disagreements) {
+			printf("nlc-fuzz: disagreements by kind:");
+			for (int kd = 0; kd < D_KINDS; kd++)
+				printf(" %s=%d", kind_names[kd], dis[kd]);
+			printf(" (first in batch %u; at most %d printed per kind)\n",
+			       first_bad_batch, PRINT_MAX);
+		}
+		printf("nlc-fuzz: seed=%" PRIu64 " names=%lu ops=%lu batches=%u time=%.1fs (syscalls %.1fs, unmount+image check+cold mount lookups %.1fs) rate=%.0f names/s disagreements=%d\n",
 		       seed, done, done * 3, batch, t, t_ops, t_check, done / t, disagreements);
 		printf("%d passed, %d failed\n", disagreements ? 0 : 1, disagreements ? 1 : 0);
 	}

@@ -371,6 +371,8 @@ static unsigned long stats[3][8];	/* op x outcome */
 static unsigned long stats_lookup;	/* stat() calls after a cold mount */
 static unsigned long stats_rt_flip[3];	/* accepted on lcase try 2-4 */
 static unsigned long stats_rt_refused[3];	/* a valid 8.3 entry not found back */
+static unsigned long stats_acc_high;	/* creat accepted a byte >= 0x80 */
+static unsigned long stats_acc_escape;	/* creat accepted a ':XXXX' escape */
 static int stop_first;			/* --stop: after the first bad batch */
 
 static int outcome_idx(int err)
@@ -836,6 +838,15 @@ int main(int argc, char **argv)
 				}
 				if (!kerr && mr.rt > 0)
 					stats_rt_flip[op]++;
+				if (!kerr && op == NLC_CREAT) {
+					for (size_t b = 0; b < g.n; b++)
+						if (g.b[b] >= 0x80) {
+							stats_acc_high++;
+							break;
+						}
+					if (m.uni_xlate && memchr(g.b, ':', g.n))
+						stats_acc_escape++;
+				}
 				if (mr.rt == 4)
 					stats_rt_refused[op]++;
 			}
@@ -902,6 +913,8 @@ int main(int argc, char **argv)
 		printf("nlc-fuzz: round trip (creat/mkdir/rename): accepted with an lcase other than the natural one %lu/%lu/%lu, refused (ENAMETOOLONG) %lu/%lu/%lu\n",
 		       stats_rt_flip[0], stats_rt_flip[1], stats_rt_flip[2],
 		       stats_rt_refused[0], stats_rt_refused[1], stats_rt_refused[2]);
+		printf("nlc-fuzz: creat accepted %lu names with a byte >= 0x80, %lu with a uni_xlate escape\n",
+		       stats_acc_high, stats_acc_escape);
 		printf("nlc-fuzz: %lu lookups by the accepted names after a cold mount\n",
 		       stats_lookup);
 		if (disagreements) {

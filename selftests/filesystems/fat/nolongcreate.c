@@ -1019,13 +1019,14 @@ static const struct nlc_row nlc_table[] = {
 	OK("00000000.000", "00000000000", 0),
 	OK("7.TXT", "7       TXT", 0),
 	/*
-	 * iso8859-1 letters that cp437 upper-cases: found as iso8859-1 in
-	 * any case, under utf8 only if shown lower-case as given
+	 * iso8859-1 letters that cp437 upper-cases: the lcase flag shows a
+	 * lower-case part exactly as given, which wins; a part in mixed case
+	 * is found as iso8859-1 in any case, under utf8 not at all
 	 */
-	LU("\u00e9", "\x90          ", 0, 0, 0, L),
-	LU("\u00e93.txt", "\2203      TXT", 0, X, 0, LX),
-	LU("caf\u00e9", "CAF\x90       ", 0, 0, 0, L),
-	LU("m1.\u00e9", "M1      \x90  ", 0, L, 0, LX),
+	OK("\u00e9", "\x90          ", L),
+	OK("\u00e93.txt", "\2203      TXT", LX),
+	OK("caf\u00e9", "CAF\x90       ", L),
+	OK("m1.\u00e9", "M1      \x90  ", LX),
 	LU("\u00c9\u00e9", "\x90\x90         ", 0, 0, ENAMETOOLONG, 0),
 	OK("\u00c9.TXT", "\x90       TXT", 0),
 	OK("\u00c92.txt", "\2202      TXT", X),
@@ -1034,18 +1035,18 @@ static const struct nlc_row nlc_table[] = {
 	OK("\u00df.txt", "\xe1       TXT", X),
 	OK("Stra\u00dfe", "STRA\341E     ", 0),
 	OK("\u00c4", "\x8e          ", 0),
-	LU("\u00e4b", "\216B         ", 0, 0, 0, L),
+	OK("\u00e4b", "\216B         ", L),
 	OK("\u00d6.\u00dc", "\x99       \x9a  ", 0),
-	LU("\u00f6", "\x99          ", 0, 0, 0, L),
-	LU("\u00fc.txt", "\x9a       TXT", 0, X, 0, LX),
+	OK("\u00f6", "\x99          ", L),
+	OK("\u00fc.txt", "\x9a       TXT", LX),
 	OK("\u00d11", "\2451         ", 0),
-	LU("\u00f12", "\2452         ", 0, 0, 0, L),
+	OK("\u00f12", "\2452         ", L),
 	/* not "\u00e6" alone: the same 8.3 name as "\u00c6" */
-	LU("\u00e62", "\2222         ", 0, 0, 0, L),
+	OK("\u00e62", "\2222         ", L),
 	OK("\u00c6", "\x92          ", 0),
-	LU("\u00e72", "\2002         ", 0, 0, 0, L),
+	OK("\u00e72", "\2002         ", L),
 	OK("\u00c7", "\x80          ", 0),
-	LU("\u00e52", "\2172         ", 0, 0, 0, L),
+	OK("\u00e52", "\2172         ", L),
 	OK("\u00c5", "\x8f          ", 0),
 	/* lower case without an upper case in cp437: kept */
 	OK("\u00e1", "\xa0          ", 0),
@@ -1058,7 +1059,7 @@ static const struct nlc_row nlc_table[] = {
 	OK("\u00a5", "\x9d          ", 0),
 	OK("\u00bd.\u00bf", "\xab       \xa8  ", 0),
 	OK("\u00a1!", "\xad!         ", 0),
-	OK("x\u00a0y", "X\xffY        ", 0),
+	OK("x\u00a0y", "X\xffY        ", L),	/* shown as given */
 	/* not in cp437 */
 	ERR("\u00c3", ENAMETOOLONG),
 	ERR("\u00fe", ENAMETOOLONG),

@@ -12,10 +12,12 @@
  *     a dot that is not the separator), replaced (+,;=[]) or unencodable;
  *     else ENAMETOOLONG.  Same 11 bytes as a live entry: EEXIST.
  *  3. Round trip: the entry is rendered as readdir shows it on the mount
- *     and compared with N as a lookup compares.  The natural lcase (a part
- *     with a lower-case ASCII letter and no upper-case letter and no byte
- *     >= 0x7F gets its flag) is tried first, then natural ^ 0x08, ^ 0x10,
- *     ^ 0x18; the first that is found is written.  None: ENAMETOOLONG.
+ *     and compared with N as a lookup compares.  The lcase values are
+ *     tried in the order natural (a part with a lower-case ASCII letter
+ *     and no upper-case letter and no byte >= 0x7F gets its flag), then
+ *     natural ^ 0x08, ^ 0x10, ^ 0x18: the first that is displayed exactly
+ *     as N is written, else the first that a lookup of N finds.  None:
+ *     ENAMETOOLONG.
  *
  * Stock vfat behaviour the contract takes as given is modelled from the
  * documented behaviour (Documentation/filesystems/vfat.rst): the VFS
@@ -475,7 +477,7 @@ void nlc_predict(const struct nlc_mount *m, enum nlc_op op,
 	size_t sl, nu, i, dot;
 	struct part base, ext;
 	unsigned char natural, disp[64];
-	int hit, n, has_ext;
+	int hit, n, has_ext, pass;
 
 	memset(r, 0, sizeof(*r));
 	r->replaced = -1;
@@ -568,19 +570,22 @@ void nlc_predict(const struct nlc_mount *m, enum nlc_op op,
 			return;
 		}
 	}
-	/* 3. the round trip */
+	/* 3. the round trip: shown exactly as N first, else found by N */
 	natural = lcase_flag(&base, 0x08) | lcase_flag(&ext, 0x10);
-	for (i = 0; i < 4; i++) {
-		size_t dl;
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < 4; i++) {
+			size_t dl;
 
-		r->ent.lcase = natural ^ flip[i];
-		dl = nlc_display(m, &r->ent, disp);
-		if (nlc_name_match(m, name, sl, disp, dl)) {
-			r->rt = i;
-			r->ent.is_dir = op == NLC_MKDIR;
-			memcpy(r->ent.cname, name, len);
-			r->ent.cname_len = len;
-			return;
+			r->ent.lcase = natural ^ flip[i];
+			dl = nlc_display(m, &r->ent, disp);
+			if (pass == 0 ? dl == sl && !memcmp(name, disp, sl) :
+			    nlc_name_match(m, name, sl, disp, dl)) {
+				r->rt = i;
+				r->ent.is_dir = op == NLC_MKDIR;
+				memcpy(r->ent.cname, name, len);
+				r->ent.cname_len = len;
+				return;
+			}
 		}
 	}
 	r->ent.lcase = 0;

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# qemu-run.sh - build the Debian linux-source-6.1 kernel with the patches in
-# patches/series applied, build the kernel's filesystems/fat kselftests, boot
+# qemu-run.sh - build a Debian linux-source-<line> kernel (--kernel 6.1, the
+# default, or 6.12) with the patches in patches/<line>/series applied, build
+# the kernel's filesystems/fat kselftests, boot
 # the kernel in QEMU (TCG by default) from a generated initramfs and run the
 # suite there.  Exit status 0 means: the guest reported success on its verdict
 # port, every test passed (none failed, at least one passed) and the kernel log
@@ -17,7 +18,12 @@ PROG=${0##*/}
 
 # ---------------------------------------------------------------- defaults --
 CACHE=${XDG_CACHE_HOME:-${HOME:-$(cd ~ && pwd)}/.cache}/vfat-nolongcreate
-TARBALL=${VFAT_KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+# Kernel lines: Debian's linux-source-<line> packages, one patches/<line>/
+# each.  The first is the default.
+LINES=(6.1 6.12)
+LINE=${LINES[0]}
+TESTS=()
+TEST_ARGS=()
 SUITE=filesystems/fat
 CONFIGS=()
 MODE=tests            # tests | shell | kernel-only | check-series
@@ -41,17 +47,23 @@ usage() {
 	cat <<EOF
 Usage: $PROG [OPTIONS]
 
-Build the patched 6.1 kernel (patches/series applied to linux-source-6.1),
-build the $SUITE kselftests with the kernel's selftest build, boot the
-kernel in QEMU and run the suite.  Prints the suite's TAP and a final line
+Build the patched kernel of one kernel line (patches/LINE/series applied to
+Debian's linux-source-LINE, /usr/src/linux-source-LINE.tar.xz, installed
+when missing), build the $SUITE kselftests with the kernel's selftest
+build, boot the kernel in QEMU and run the suite.  Prints the suite's TAP and a final line
 "N passed, N failed, N skipped".  Exit status: 0 all passed, 1 failure (patch,
 config, build, test, kernel splat, guest hang), 2 usage error or missing
 packages that cannot be installed (not root).
 
 Options:
+  --kernel LINE            kernel line: ${LINES[*]} (default ${LINES[0]}); the tree,
+                           builds and results of each line are kept apart in
+                           the cache (src/LINE, build/LINE/CONFIG,
+                           results/LINE/CONFIG)
   --config NAME[,NAME...]  config fragments on top of base.config: normal
                            (default: base only), debug (KASAN, lockdep,
-                           UBSAN...), default-on (FAT_DEFAULT_NOLONGCREATE=y).
+                           UBSAN...), default-on (FAT_DEFAULT_NOLONGCREATE=y),
+                           kcsan (KCSAN data-race detector, no KASAN).
                            May be repeated; any config-fragments/NAME.config.
   --shell                  boot into an interactive shell (serial on stdio)
                            with a scratch 64 MiB vfat image on /dev/loop0
@@ -70,6 +82,12 @@ Options:
                            ARGS (shell words) after --guest-cmd; output and
                            status are captured like --guest-cmd's. Repeatable.
   --no-suite               with --guest-cmd/--run: run only those, not the suite
+  --test PROG[:ARGS]       run only test program PROG of the suite
+                           (run_kselftest.sh -t $SUITE:PROG); repeatable.
+                           ARGS go to PROG through the kselftest runner's
+                           KSELFTEST_<PROG>_ARGS (6.12's runner, not 6.1's),
+                           e.g. --test 'nolongcreate:-t toggle_under_load_is_atomic'
+                           (the 6.12 harness's -t/-f/-v filters)
   --jobs N                 make -jN (default: $JOBS)
   --cache DIR              cache dir (default: \${XDG_CACHE_HOME:-\$HOME/.cache}/vfat-nolongcreate)
   --keep                   keep the initramfs staging dir and cpio
@@ -79,7 +97,7 @@ Options:
   --verbose                show build output and the guest console live
   -h, --help               this help
 
-Results: <cache>/results/<config>/{tap.txt,console.log,summary.txt,...}
+Results: <cache>/results/<line>/<config>/{tap.txt,console.log,summary.txt,...}
 EOF
 }
 
@@ -101,6 +119,8 @@ while [[ $# -gt 0 ]]; do
 	fi
 	case $opt in
 	-h | --help) usage; exit 0 ;;
+	--kernel) need_arg "$@"; LINE=$2; shift 2 ;;
+	--test) need_arg "$@"; TESTS+=("$2"); shift 2 ;;
 	--config) need_arg "$@"; IFS=, read -r -a _c <<<"$2"; CONFIGS+=("${_c[@]}"); shift 2 ;;
 	--shell) MODE=shell; shift ;;
 	--kernel-only) MODE=kernel-only; shift ;;
@@ -122,6 +142,19 @@ done
 [[ $JOBS =~ ^[1-9][0-9]*$ ]] || die_usage "--jobs wants a positive number"
 [[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || die_usage "--timeout wants a positive number of seconds"
 case $ACCEL in tcg | kvm | auto) ;; *) die_usage "--accel wants tcg, kvm or auto" ;; esac
+[[ " ${LINES[*]} " == *" $LINE "* ]] || die_usage "--kernel wants one of: ${LINES[*]} (not '$LINE')"
+[[ -f $REPO/patches/$LINE/series ]] || die_usage "no patches/$LINE/series for kernel line $LINE"
+PATCHDIR=$REPO/patches/$LINE
+TARBALL=${VFAT_KERNEL_TARBALL:-/usr/src/linux-source-$LINE.tar.xz}
+SRCPKG=linux-source-$LINE
+for t in "${TESTS[@]}"; do
+	tprog=${t%%:*}
+	[[ $tprog =~ ^[A-Za-z0-9._-]+$ ]] || die_usage "--test wants PROG[:ARGS] (bad program name '$tprog')"
+	if [[ $t == *:* ]]; then
+		tvar=${tprog^^}
+		TEST_ARGS+=("KSELFTEST_${tvar//[^A-Z0-9_]/_}_ARGS" "${t#*:}")
+	fi
+done
 if [[ $NO_SUITE == 1 && -z $GUEST_CMD && ${#RUNS[@]} -eq 0 ]]; then
 	die_usage "--no-suite needs --guest-cmd or --run"
 fi
@@ -152,10 +185,10 @@ case $CACHE/ in
 "$REPO"/*) die_usage "the cache dir must not be inside the repository ($CACHE)" ;;
 esac
 
-SRCROOT=$CACHE/src
+SRCROOT=$CACHE/src/$LINE
 SRC=$SRCROOT/linux
-BUILD=$CACHE/build/$CFGNAME
-RESULTS=$CACHE/results/$CFGNAME
+BUILD=$CACHE/build/$LINE/$CFGNAME
+RESULTS=$CACHE/results/$LINE/$CFGNAME
 KSFT=$BUILD/kselftest_install
 LOGDIR=$RESULTS/logs
 mkdir -p "$RESULTS" "$LOGDIR"
@@ -180,7 +213,7 @@ stage_begin() {
 }
 
 stage_end() {
-	printf '[%s] %s%s\n' "$STAGE" "$(fmt_time $((SECONDS - STAGE_START)))" "${1:+ $1}"
+	printf '[%s %s] %s%s\n' "$STAGE" "$LINE" "$(fmt_time $((SECONDS - STAGE_START)))" "${1:+ $1}"
 }
 
 show_log_tail() {
@@ -194,7 +227,7 @@ show_log_tail() {
 
 # fail MESSAGE...: stage failure, with the stage log's tail.
 fail() {
-	printf '[%s] FAILED after %s\n' "$STAGE" "$(fmt_time $((SECONDS - STAGE_START)))" >&2
+	printf '[%s %s] FAILED after %s\n' "$STAGE" "$LINE" "$(fmt_time $((SECONDS - STAGE_START)))" >&2
 	printf '%s: %s\n' "$PROG" "$*" >&2
 	[[ -n $STAGE_LOG ]] && show_log_tail "$STAGE_LOG"
 	exit 1
@@ -221,7 +254,7 @@ DEPS=(
 	mawk:mawk diff:diffutils find:findutils sed:sed grep:grep rsync:rsync
 	/bin/busybox:busybox-static "$BIOS":qemu-system-data
 	/usr/include/gelf.h:libelf-dev /usr/include/openssl/ssl.h:libssl-dev
-	"$TARBALL":linux-source-6.1
+	"$TARBALL":"$SRCPKG"
 )
 
 stage_deps() {
@@ -245,7 +278,7 @@ stage_deps() {
 			echo "  $cmd" >&2
 			exit 2
 		fi
-		echo "[deps] installing: ${missing[*]}"
+		echo "[deps $LINE] installing: ${missing[*]}"
 		export DEBIAN_FRONTEND=noninteractive
 		run apt-get update </dev/null ||
 			fail "apt-get update failed"
@@ -262,19 +295,19 @@ git_s() { git -C "$SRC" -c user.name="vfat-nolongcreate runner" \
 
 # Patch files named in patches/series, in order (absolute paths).
 series_patches() {
-	local series=$REPO/patches/series line
+	local series=$PATCHDIR/series line
 	[[ -f $series ]] || return 0
 	while IFS= read -r line || [[ -n $line ]]; do
 		line=${line%%#*}
 		line=${line//[[:space:]]/}
 		[[ -z $line ]] && continue
-		printf '%s\n' "$REPO/patches/$line"
+		printf '%s\n' "$PATCHDIR/$line"
 	done <"$series"
 }
 
 ensure_pristine() {
 	local stamp want
-	want="$(stat -c '%n %s %Y' "$TARBALL") $(dpkg-query -W -f '${Version}' linux-source-6.1 2>/dev/null || true)"
+	want="$(stat -c '%n %s %Y' "$TARBALL") $(dpkg-query -W -f '${Version}' "$SRCPKG" 2>/dev/null || true)"
 	stamp=$SRCROOT/pristine.stamp
 	if [[ -f $stamp && $(cat "$stamp") == "$want" && -d $SRC/.git ]] &&
 		git_s rev-parse -q --verify pristine >/dev/null; then
@@ -305,7 +338,7 @@ stage_source() {
 	local patches=() p key
 	mapfile -t patches < <(series_patches)
 	for p in "${patches[@]}"; do
-		[[ -f $p ]] || fail "patches/series names ${p#"$REPO"/}, which does not exist"
+		[[ -f $p ]] || fail "patches/$LINE/series names ${p#"$REPO"/}, which does not exist"
 	done
 	# The applied state is keyed on the series content; a clean tree with
 	# the same key is reused untouched (keeps mtimes, so no rebuild).
@@ -326,7 +359,7 @@ stage_source() {
 		for p in "${patches[@]}"; do
 			if ! run git_s am -q "$p"; then
 				git_s am --abort >>"$STAGE_LOG" 2>&1 || true
-				fail "patch ${p#"$REPO"/} does not apply (git am failed; series order: patches/series)"
+				fail "patch ${p#"$REPO"/} does not apply to linux-source-$LINE (git am failed; series order: patches/$LINE/series)"
 			fi
 		done
 		git_s rev-parse HEAD >"$SRCROOT/applied.head"
@@ -335,11 +368,12 @@ stage_source() {
 	local n=${#patches[@]}
 	if [[ -d $REPO/selftests/$SUITE ]]; then
 		if ! diff -r "$REPO/selftests/$SUITE" "$SRC/tools/testing/selftests/$SUITE" >>"$STAGE_LOG" 2>&1; then
-			fail "selftests/ and patches/ disagree: selftests/$SUITE differs from" \
-				"tools/testing/selftests/$SUITE after applying patches/series (diff in the log)"
+			fail "selftests/ and patches/$LINE/ disagree: selftests/$SUITE differs from" \
+				"tools/testing/selftests/$SUITE after applying patches/$LINE/series" \
+				"(diff in the log; scripts/refresh-selftest-patch.sh --kernel $LINE)"
 		fi
 	fi
-	stage_end "($n patch(es) applied)"
+	stage_end "(linux-source-$LINE $(make -s -C "$SRC" kernelversion 2>/dev/null || echo '?'), $n patch(es) applied)"
 }
 
 # -------------------------------------------------------------- checkpatch ---
@@ -365,12 +399,12 @@ stage_checkpatch() {
 	stage_begin checkpatch
 	local patches=() p name log bad=0 good=0 f
 	mapfile -t patches < <(series_patches)
-	for f in "$REPO"/patches/*.patch; do
+	for f in "$PATCHDIR"/*.patch; do
 		[[ -e $f ]] || continue
 		name=${f##*/}
 		[[ $name == 0000-cover-letter.patch ]] && continue
 		[[ " ${patches[*]} " == *" $f "* ]] ||
-			echo "$PROG: warning: patches/$name is not listed in patches/series" >&2
+			echo "$PROG: warning: patches/$LINE/$name is not listed in patches/$LINE/series" >&2
 	done
 	for p in "${patches[@]}"; do
 		name=${p##*/}
@@ -523,10 +557,23 @@ make_initramfs() {
 		printf 'SUITE=%q\n' "$SUITE"
 		printf 'RUN_SUITE=%q\n' "$((NO_SUITE == 0))"
 		printf 'CONFIG_NAME=%q\n' "$CFGNAME"
+		printf 'KERNEL_LINE=%q\n' "$LINE"
+		printf 'TESTS=('
+		local t
+		for t in "${TESTS[@]}"; do printf '%q ' "${t%%:*}"; done
+		printf ')\n'
+		local i
+		for ((i = 0; i < ${#TEST_ARGS[@]}; i += 2)); do
+			printf 'export %s=%q\n' "${TEST_ARGS[i]}" "${TEST_ARGS[i + 1]}"
+		done
 		printf 'SPLAT_RE=%q\n' "$SPLAT_RE"
 	} >"$conf/runner.conf"
 	if [[ -n $GUEST_CMD ]]; then
 		printf '%s\n' "$GUEST_CMD" >"$conf/guest-cmd.sh"
+	fi
+	if [[ ${#TEST_ARGS[@]} -gt 0 ]] && ! grep -q 'KSELFTEST_ARGS' "$KSFT/kselftest/runner.sh"; then
+		fail "--test PROG:ARGS: the kselftest runner of linux-source-$LINE passes no" \
+			"arguments to a test (KSELFTEST_<PROG>_ARGS needs 6.12's runner)"
 	fi
 	local r prog args
 	for r in "${RUNS[@]}"; do
@@ -708,7 +755,7 @@ boot_and_test() {
 	fi
 
 	if [[ ${#problems[@]} -gt 0 ]]; then
-		printf '[tests] FAILED after %s\n' "$(fmt_time $((SECONDS - STAGE_START)))" >&2
+		printf '[tests %s] FAILED after %s\n' "$LINE" "$(fmt_time $((SECONDS - STAGE_START)))" >&2
 		local pr
 		for pr in "${problems[@]}"; do printf '%s: %s\n' "$PROG" "$pr" >&2; done
 		if [[ -n $splats ]]; then
@@ -734,7 +781,7 @@ run_shell() {
 	local d=$RESULTS/shell
 	mkdir -p "$d"
 	qemu_cmd mon:stdio "$d/verdict" "$d/data"
-	echo "Booting $BZIMAGE ($CFGNAME) into a shell; 'exit' powers off, Ctrl-A X kills QEMU."
+	echo "Booting $BZIMAGE (linux-source-$LINE, $CFGNAME) into a shell; 'exit' powers off, Ctrl-A X kills QEMU."
 	if [[ $TIMEOUT_SET == 1 ]]; then
 		timeout --foreground "$TIMEOUT" "${QEMU[@]}"
 	else
@@ -760,7 +807,7 @@ stage_deps
 if [[ $NO_BUILD == 1 ]]; then
 	[[ $MODE == check-series ]] && die_usage "--no-build and --check-series do not mix"
 	[[ -f $BUILD/arch/x86/boot/bzImage && -x $KSFT/run_kselftest.sh ]] ||
-		{ echo "$PROG: --no-build: no previous build for config $CFGNAME in $BUILD" >&2; exit 1; }
+		{ echo "$PROG: --no-build: no previous build of kernel $LINE, config $CFGNAME in $BUILD" >&2; exit 1; }
 else
 	stage_source
 	if [[ $MODE == check-series ]]; then

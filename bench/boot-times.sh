@@ -30,7 +30,7 @@ done
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "boot-times.sh: --rounds wants a number" >&2; exit 2; }
 
 OUT=$CACHE/boot-times
-BUILD=$CACHE/build/normal
+BUILD=$CACHE/build/6.1/normal  # the default kernel line
 mkdir -p "$OUT"
 echo "boot-times: building (or reusing) the normal kernel"
 "$REPO/qemu-run.sh" --kernel-only >"$OUT/build.log" 2>&1 ||

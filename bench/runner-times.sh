@@ -18,8 +18,8 @@ set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${XDG_CACHE_HOME:-${HOME:-$(cd ~ && pwd)}/.cache}/vfat-nolongcreate
 OUT=$CACHE/runner-times
-RES=$CACHE/results/normal
-SRC=$CACHE/src/linux
+RES=$CACHE/results/6.1/normal  # the default kernel line
+SRC=$CACHE/src/6.1/linux
 mkdir -p "$OUT"
 rm -f "$OUT"/run-*.log
 ROWS=()
@@ -48,7 +48,7 @@ measure() {
 	wait "$pid" || rc=$?
 	t1=$(now)
 	local stages up total b2t summary
-	stages=$(grep -oE '^\[(deps|source|config|build|initramfs|boot|tests)\] [0-9]+m[0-9]+s' "$log" |
+	stages=$(grep -oE '^\[(deps|source|config|build|initramfs|boot|tests) [0-9.]+\] [0-9]+m[0-9]+s' "$log" |
 		sed 's/^\[\(.*\)\] /\1 /' | paste -sd, - | sed 's/,/, /g')
 	up=$(tr -d '\r' <"$RES/console.log" | sed -n 's/.*guest up (.*uptime \([0-9.]*\)s.*/\1/p' | head -n 1)
 	summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)

@@ -30,7 +30,7 @@ echo "=== series hygiene: git am, selftests/ vs patches/, checkpatch --strict"
 out=$(./qemu-run.sh --check-series "$@" 2>&1)
 rc=$?
 printf '%s\n' "$out"
-if grep -q '^\[source\] [0-9]' <<<"$out"; then
+if grep -q '^\[source [0-9.]*\] [0-9]' <<<"$out"; then
 	PASS=$((PASS + 1)); note ok "patches/series applies, selftests/ matches"
 else
 	FAIL=$((FAIL + 1)); note FAIL "patches/series applies, selftests/ matches"

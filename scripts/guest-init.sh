@@ -12,7 +12,8 @@
 #          dmesg.txt, guest-cmd.txt, guest-cmd.status, ...)
 #
 # /etc/runner/runner.conf (written by qemu-run.sh) sets MODE (tests|shell),
-# NONCE, SUITE, RUN_SUITE, SPLAT_RE; /etc/runner/guest-cmd.sh is the optional
+# NONCE, SUITE, RUN_SUITE, SPLAT_RE, TESTS (only these programs of the suite,
+# qemu-run.sh --test) and exports their KSELFTEST_<PROG>_ARGS; /etc/runner/guest-cmd.sh is the optional
 # --guest-cmd.  Further jobs (a future --run PROGRAM) can follow the
 # guest-cmd pattern: run, capture to a file, send_section it.
 
@@ -48,6 +49,7 @@ $bb ln -sf /proc/self/fd/2 /dev/stderr 2>/dev/null
 echo vfat-guest >/proc/sys/kernel/hostname 2>/dev/null || true
 
 MODE=tests NONCE='' SUITE=filesystems/fat RUN_SUITE=1 SPLAT_RE='BUG:|WARNING:|Oops|Call Trace'
+TESTS=()
 # shellcheck source=/dev/null
 . /etc/runner/runner.conf
 
@@ -108,13 +110,19 @@ fi
 
 summary=
 if [[ $RUN_SUITE == 1 ]]; then
-	echo "vfat-runner: running kselftest collection $SUITE"
+	sel=(-c "$SUITE")
+	if [[ ${#TESTS[@]} -gt 0 ]]; then
+		sel=()
+		for t in "${TESTS[@]}"; do sel+=(-t "$SUITE:$t"); done
+	fi
+	echo "vfat-runner: running kselftests: run_kselftest.sh ${sel[*]}"
+	env | grep '^KSELFTEST_' | sed 's/^/vfat-runner: /'
 	cd /kselftest || exit 1
-	./run_kselftest.sh -c "$SUITE" 2>&1 | tee /tmp/tap.txt
+	./run_kselftest.sh "${sel[@]}" 2>&1 | tee /tmp/tap.txt
 	rc=${PIPESTATUS[0]}
 	cd /
-	# 6.1's run_kselftest.sh exits 0 even when a test fails (run_one
-	# ends with "cd -"), so the TAP is what counts; its status is
+	# 6.1's and 6.12's run_kselftest.sh exit 0 even when a test fails
+	# (run_one ends with "cd -"), so the TAP is what counts; its status is
 	# recorded anyway and a non-zero one (bad collection...) fails too.
 	echo "$rc" >/tmp/run_kselftest.status
 	echo "vfat-runner: run_kselftest.sh exit status $rc"

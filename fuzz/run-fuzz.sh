@@ -16,7 +16,7 @@
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${XDG_CACHE_HOME:-${HOME:-$(cd ~ && pwd)}/.cache}/vfat-nolongcreate
-COUNT=100000 SEED='' BATCH=200
+COUNT=100000 SEED='' BATCH=200 KLINE=6.1
 QARGS=()
 while [[ $# -gt 0 ]]; do
 	case $1 in
@@ -24,6 +24,7 @@ while [[ $# -gt 0 ]]; do
 	--seed) SEED=$2; shift 2 ;;
 	--batch) BATCH=$2; shift 2 ;;
 	--cache) CACHE=$2; QARGS+=("$1" "$2"); shift 2 ;;
+	--kernel) KLINE=$2; QARGS+=("$1" "$2"); shift 2 ;;
 	*) QARGS+=("$1"); shift ;;
 	esac
 done
@@ -31,7 +32,7 @@ done
 OUT=$CACHE/fuzz
 mkdir -p "$OUT"
 echo "=== model check on the host (fuzz/check-model.sh)"
-VFAT_CACHE=$CACHE "$REPO/fuzz/check-model.sh"
+VFAT_CACHE=$CACHE "$REPO/fuzz/check-model.sh" "$CACHE/src/$KLINE/linux"
 echo "=== nlc-fuzz in the guest: --seed $SEED --count $COUNT --batch $BATCH"
 "$REPO/fuzz/build-static.sh" "$OUT/bin"
 # ~1000 names/s under TCG on a 2-core host; allow for 4x slower.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run-bench.sh [--rounds R] [--sizes N,N,...] [--no-copy] [qemu-run.sh options...]
+# run-bench.sh [--rounds R] [--sizes N,N,...] [--no-copy] [--kernel LINE] [qemu-run.sh options...]
 #
 # Benchmark of vfat nolongcreate against default vfat and msdos in the QEMU
 # guest (bench/bench.c): builds nlc-bench, boots the patched kernel (normal
@@ -11,7 +11,7 @@
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${XDG_CACHE_HOME:-${HOME:-$(cd ~ && pwd)}/.cache}/vfat-nolongcreate
-ROUNDS=3 SIZES=500,2000,4000 COPY=1
+ROUNDS=3 SIZES=500,2000,4000 COPY=1 KLINE=6.1
 QARGS=()
 while [[ $# -gt 0 ]]; do
 	case $1 in
@@ -19,6 +19,7 @@ while [[ $# -gt 0 ]]; do
 	--sizes) SIZES=$2; shift 2 ;;
 	--no-copy) COPY=0; shift ;;
 	--cache) CACHE=$2; QARGS+=("$1" "$2"); shift 2 ;;
+	--kernel) KLINE=$2; QARGS+=("$1" "$2"); shift 2 ;;
 	*) QARGS+=("$1"); shift ;;
 	esac
 done
@@ -58,6 +59,7 @@ section plot.dat >"$OUT/plot.dat"
 {
 	section results.md
 	echo
+	echo "Kernel: linux-source-$KLINE with patches/$KLINE/ (normal config)."
 	echo "Whole \`make bench\` (boot included, kernel already built): ${secs} s on the host."
 	echo "Raw per-round numbers: \`RAW\` lines of <cache>/bench/raw.txt."
 } >"$OUT/results.md"

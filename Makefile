@@ -5,16 +5,19 @@
 # ${XDG_CACHE_HOME:-$HOME/.cache}/vfat-nolongcreate, never in the repo).
 #
 # Extra qemu-run.sh options for check/run/shell: make check ARGS='--jobs 2'
+# Kernel line: make run ARGS='--kernel 6.12' (default 6.1); make check does
+# both lines (ARGS='--kernel 6.12' restricts it to one).
 
 ARGS ?=
 
 .PHONY: help check check-series shellcheck run debug default-on shell bench fuzz fuzz-short
 
 help:
-	@echo 'make check         series hygiene (git am, checkpatch --strict, selftests/'
-	@echo '                   vs patches/, shellcheck) + the fat kselftests in QEMU'
-	@echo '                   with the normal, debug and default-on configs'
-	@echo 'make check-series  only the series hygiene part'
+	@echo 'make check         on both kernel lines (6.1, 6.12): series hygiene (git am,'
+	@echo '                   checkpatch --strict, selftests/ vs patches/LINE/), shellcheck,'
+	@echo '                   fuzz model check + the fat kselftests in QEMU with the normal,'
+	@echo '                   debug and default-on configs; on 6.12 also the kcsan config'
+	@echo 'make check-series  only the series hygiene part (both lines)'
 	@echo 'make run           ./qemu-run.sh (normal config)'
 	@echo 'make debug         ./qemu-run.sh --config debug (KASAN, lockdep, UBSAN)'
 	@echo 'make default-on    ./qemu-run.sh --config default-on'
@@ -25,14 +28,17 @@ help:
 	@echo '                   seed (FUZZ_ARGS="--seed N --count N" to reproduce)'
 	@echo 'make fuzz-short    the same, 5000 names, seed 1 (also part of make check)'
 	@echo 'make help          this text'
-	@echo 'Pass qemu-run.sh options with ARGS=..., e.g. make run ARGS=--verbose'
+	@echo 'Pass qemu-run.sh options with ARGS=..., e.g. make run ARGS=--verbose;'
+	@echo 'the kernel line with ARGS="--kernel 6.12" (run, debug, shell, bench, fuzz...)'
 
 check:
 	./scripts/check.sh $(ARGS)
 
+KERNEL_LINES = 6.1 6.12
+
 check-series:
-	./qemu-run.sh --check-series $(ARGS)
-	shellcheck -x qemu-run.sh .ci/run scripts/*.sh
+	set -e; for l in $(KERNEL_LINES); do ./qemu-run.sh --kernel $$l --check-series $(ARGS); done
+	shellcheck -x qemu-run.sh .ci/run scripts/*.sh bench/*.sh fuzz/*.sh
 
 run:
 	./qemu-run.sh $(ARGS)

@@ -1,81 +1,133 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# check.sh [qemu-run.sh options...] - everything `make check` runs:
-#   1. series hygiene: patches/series applies with git am on the pristine
-#      tree, checkpatch.pl --strict is clean on every patch, selftests/
-#      matches the patched tree (./qemu-run.sh --check-series); shellcheck
-#      on the project's own shell scripts;
-#   2. ./qemu-run.sh with the normal, debug and default-on configs.
+# check.sh [--kernel LINE]... [qemu-run.sh options...] - everything
+# `make check` runs, for every kernel line (patches/LINE/series: 6.1 and
+# 6.12; --kernel restricts it):
+#   1. series hygiene per line: patches/LINE/series applies with git am on
+#      that line's pristine tree, checkpatch.pl --strict is clean on every
+#      patch, selftests/ matches the patched tree (./qemu-run.sh --kernel
+#      LINE --check-series); shellcheck on the project's own shell scripts;
+#   2. the fuzz model's host check (fuzz/check-model.sh against each line's
+#      fs/nls tables) and the nlc-fuzz build;
+#   3. ./qemu-run.sh --kernel LINE with the normal (plus 5000 nlc-fuzz
+#      names), debug and default-on configs; on 6.12 also the kcsan config
+#      (KCSAN; the remount-toggle race test, see KCSAN_TESTS below).
 # Every step runs even if an earlier one failed.  Counts: each hygiene
-# check is one test case, plus the suite's cases of each config (a config
-# that fails before its tests ran counts as one failure).  The last line
-# is the total "N passed, N failed, N skipped"; exit status 0 only if all
-# passed.
+# check is one test case, plus the suite's cases of each run (a run that
+# fails before its tests ran counts as one failure).  Totals per line,
+# then the last line "N passed, N failed, N skipped"; exit status 0 only
+# if all passed.
 
 set -uo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$REPO" || exit 1
 
+# The KCSAN run: the line, and what of the suite it runs (qemu-run.sh
+# --test; empty: the whole suite).
+KCSAN_LINE=6.12
+KCSAN_TESTS=()
+
+CACHE=${XDG_CACHE_HOME:-${HOME:-$(cd ~ && pwd)}/.cache}/vfat-nolongcreate
+KLINES=()
+QARGS=()
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	--kernel) KLINES+=("${2:?--kernel needs a line}"); shift 2 ;;
+	--kernel=*) KLINES+=("${1#*=}"); shift ;;
+	--cache) CACHE=${2:?--cache needs a directory}; QARGS+=("$1" "$2"); shift 2 ;;
+	--cache=*) CACHE=${1#*=}; QARGS+=("$1"); shift ;;
+	*) QARGS+=("$1"); shift ;;
+	esac
+done
+if [[ ${#KLINES[@]} -eq 0 ]]; then
+	# every line with a series, the default (6.1) first
+	mapfile -t KLINES < <(for s in patches/*/series; do s=${s%/series}; echo "${s#patches/}"; done | sort -V)
+fi
+
 PASS=0 FAIL=0 SKIP=0
+declare -A LP=() LF=() LS=()
 LINES=()
 START=$SECONDS
 
 note() { # RESULT NAME
 	LINES+=("$(printf '%-4s %s' "$1" "$2")")
 }
+count() { # LINE PASS FAIL SKIP
+	PASS=$((PASS + $2)) FAIL=$((FAIL + $3)) SKIP=$((SKIP + $4))
+	LP[$1]=$((${LP[$1]:-0} + $2)) LF[$1]=$((${LF[$1]:-0} + $3)) LS[$1]=$((${LS[$1]:-0} + $4))
+}
+elapsed() { # SINCE
+	printf '%dm%02ds' $(((SECONDS - $1) / 60)) $(((SECONDS - $1) % 60))
+}
 
-echo "=== series hygiene: git am, selftests/ vs patches/, checkpatch --strict"
-out=$(./qemu-run.sh --check-series "$@" 2>&1)
-rc=$?
-printf '%s\n' "$out"
-if grep -q '^\[source [0-9.]*\] [0-9]' <<<"$out"; then
-	PASS=$((PASS + 1)); note ok "patches/series applies, selftests/ matches"
-else
-	FAIL=$((FAIL + 1)); note FAIL "patches/series applies, selftests/ matches"
-fi
-n_ok=$(grep -c '^  ok   checkpatch ' <<<"$out")
-n_bad=$(grep -c '^  FAIL checkpatch ' <<<"$out")
-PASS=$((PASS + n_ok)) FAIL=$((FAIL + n_bad))
-note "$([[ $n_bad == 0 ]] && echo ok || echo FAIL)" "checkpatch --strict: $n_ok clean, $n_bad with problems"
-if [[ $rc != 0 && $rc != 1 ]]; then
-	FAIL=$((FAIL + 1)); note FAIL "qemu-run.sh --check-series exit status $rc"
-fi
+for kl in "${KLINES[@]}"; do
+	echo "=== $kl: series hygiene: git am, selftests/ vs patches/$kl/, checkpatch --strict"
+	t0=$SECONDS
+	out=$(./qemu-run.sh --kernel "$kl" --check-series "${QARGS[@]}" 2>&1)
+	rc=$?
+	printf '%s\n' "$out"
+	if grep -q "^\[source $kl\] [0-9]" <<<"$out"; then
+		count "$kl" 1 0 0; note ok "$kl: patches/$kl/series applies, selftests/ matches"
+	else
+		count "$kl" 0 1 0; note FAIL "$kl: patches/$kl/series applies, selftests/ matches"
+	fi
+	n_ok=$(grep -c '^  ok   checkpatch ' <<<"$out")
+	n_bad=$(grep -c '^  FAIL checkpatch ' <<<"$out")
+	count "$kl" "$n_ok" "$n_bad" 0
+	note "$([[ $n_bad == 0 ]] && echo ok || echo FAIL)" \
+		"$kl: checkpatch --strict: $n_ok clean, $n_bad with problems ($(elapsed "$t0"))"
+	if [[ $rc != 0 && $rc != 1 ]]; then
+		count "$kl" 0 1 0; note FAIL "$kl: qemu-run.sh --check-series exit status $rc"
+	fi
+done
 
 echo "=== shellcheck"
 scripts=(qemu-run.sh .ci/run)
-for f in scripts/*.sh; do [[ -e $f ]] && scripts+=("$f"); done
+for f in scripts/*.sh bench/*.sh fuzz/*.sh; do [[ -e $f ]] && scripts+=("$f"); done
 sc_bad=0
 for f in "${scripts[@]}"; do
 	if shellcheck -x "$f"; then
-		PASS=$((PASS + 1))
+		count all 1 0 0
 	else
-		FAIL=$((FAIL + 1)) sc_bad=$((sc_bad + 1)); note FAIL "shellcheck $f"
+		count all 0 1 0; sc_bad=$((sc_bad + 1)); note FAIL "shellcheck $f"
 	fi
 done
 note "$([[ $sc_bad == 0 ]] && echo ok || echo FAIL)" \
 	"shellcheck: ${#scripts[@]} script(s), $sc_bad with problems"
 
 # nolongcreate differential test (fuzz/, README "Differential test"): the
-# model's host check counts as one case; 5000 names (seed 1) then run in the
-# normal config's boot, before the suite (a disagreement fails that boot).
-echo "=== fuzz model check on the host, nlc-fuzz build"
+# model's host check (against each line's fs/nls tables) counts as one case
+# per line; 5000 names (seed 1) then run in each line's normal-config boot,
+# before the suite (a disagreement fails that boot).
 fuzz_dir=$(mktemp -d)
+trap 'rm -rf "$fuzz_dir"' EXIT
+fuzz_built=0
+echo "=== nlc-fuzz build"
+fuzz/build-static.sh "$fuzz_dir" && fuzz_built=1
+for kl in "${KLINES[@]}"; do
+	echo "=== $kl: fuzz model check on the host (fs/nls of linux-source-$kl)"
+	tree=$CACHE/src/$kl/linux
+	if [[ $fuzz_built == 1 && -f $tree/fs/nls/nls_cp437.c ]] &&
+		VFAT_CACHE=$CACHE fuzz/check-model.sh "$tree"; then
+		count "$kl" 1 0 0; note ok "$kl: fuzz model: contract examples, CP437 table vs nls_cp437.c"
+	else
+		count "$kl" 0 1 0
+		note FAIL "$kl: fuzz model check or nlc-fuzz build$([[ -f $tree/fs/nls/nls_cp437.c ]] || echo " (no $tree)")"
+	fi
+done
 fuzz_run=()
-if fuzz/check-model.sh && fuzz/build-static.sh "$fuzz_dir"; then
-	PASS=$((PASS + 1)); note ok "fuzz model: contract examples, CP437 table vs nls_cp437.c"
-	fuzz_run=(--run "$fuzz_dir/nlc-fuzz --seed 1 --count 5000")
-else
-	FAIL=$((FAIL + 1)); note FAIL "fuzz model check or nlc-fuzz build"
-fi
+[[ $fuzz_built == 1 ]] && fuzz_run=(--run "$fuzz_dir/nlc-fuzz --seed 1 --count 5000")
 
-for cfg in normal debug default-on; do
-	echo "=== ./qemu-run.sh --config $cfg"
+# run_suite LINE CONFIG [qemu-run.sh options...]
+run_suite() {
+	local kl=$1 cfg=$2 log rc summary p f s t0=$SECONDS label
+	shift 2
+	label="$kl: qemu-run.sh --config $cfg${*:+ $*}"
+	echo "=== ./qemu-run.sh --kernel $kl --config $cfg $*"
 	log=$(mktemp)
-	extra=()
-	[[ $cfg == normal ]] && extra=("${fuzz_run[@]}")
-	./qemu-run.sh --config "$cfg" "${extra[@]}" "$@" 2>&1 | tee "$log"
+	./qemu-run.sh --kernel "$kl" --config "$cfg" "$@" "${QARGS[@]}" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 	summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -n 1)
 	rm -f "$log"
@@ -87,12 +139,27 @@ for cfg in normal debug default-on; do
 	if [[ $rc != 0 && $f == 0 ]]; then
 		f=1
 	fi
-	PASS=$((PASS + p)) FAIL=$((FAIL + f)) SKIP=$((SKIP + s))
+	count "$kl" "$p" "$f" "$s"
 	note "$([[ $rc == 0 ]] && echo ok || echo FAIL)" \
-		"qemu-run.sh --config $cfg: $p passed, $f failed, $s skipped (exit $rc)"
+		"${label//$fuzz_dir\//}: $p passed, $f failed, $s skipped (exit $rc, $(elapsed "$t0"))"
+}
+
+for kl in "${KLINES[@]}"; do
+	run_suite "$kl" normal "${fuzz_run[@]}"
+	run_suite "$kl" debug
+	run_suite "$kl" default-on
+	if [[ $kl == "$KCSAN_LINE" ]]; then
+		targs=()
+		for t in "${KCSAN_TESTS[@]}"; do targs+=(--test "$t"); done
+		run_suite "$kl" kcsan "${targs[@]}"
+	fi
 done
 
-echo "=== make check summary ($(( (SECONDS - START) / 60 ))m$(( (SECONDS - START) % 60 ))s)"
+echo "=== make check summary ($(elapsed "$START"))"
 printf '%s\n' "${LINES[@]}"
+for kl in "${KLINES[@]}"; do
+	printf 'linux-source-%s: %d passed, %d failed, %d skipped\n' "$kl" "${LP[$kl]:-0}" "${LF[$kl]:-0}" "${LS[$kl]:-0}"
+done
+printf 'both lines (shellcheck): %d passed, %d failed, %d skipped\n' "${LP[all]:-0}" "${LF[all]:-0}" "${LS[all]:-0}"
 printf '%d passed, %d failed, %d skipped\n' "$PASS" "$FAIL" "$SKIP"
 [[ $FAIL == 0 && $PASS -gt 0 ]]

@@ -3436,29 +3436,12 @@ static void nlc_fsreconf(struct __test_metadata *_metadata,
 }
 
 /* Setup found a reason to skip, or the kernel has no fsopen: skip */
-static bool nlc_fsapi_skipped(struct __test_metadata *_metadata,
-			      struct _test_data_nlc *self)
-{
-	int fd;
-
-	if (nlc_skipped(_metadata, self))
-		return true;
-	fd = nlc_sys_fsopen("vfat", FSOPEN_CLOEXEC);
-	if (fd >= 0) {
-		close(fd);
-		return false;
-	}
-	if (errno != ENOSYS)
-		return false;	/* the test's own fsopen says why */
-	SKIP(, "kernel has no new mount API (fsopen: ENOSYS)");
-	return true;
-}
 
 TEST_F(nlc, fsmount_with_nolongcreate_refuses_long_names)
 {
 	char opts[512];
 
-	if (nlc_fsapi_skipped(_metadata, self))
+	if (nlc_skipped(_metadata, self))
 		return;
 	/* the variant's options and "nolongcreate" (a flag) by fsconfig */
 	snprintf(opts, sizeof(opts), "%s,nolongcreate", variant->opts);
@@ -3494,7 +3477,7 @@ TEST_F(nlc, fspick_reconfigure_toggles_option)
 	struct nlc_scan s;
 	size_t i;
 
-	if (nlc_fsapi_skipped(_metadata, self))
+	if (nlc_skipped(_metadata, self))
 		return;
 	snprintf(opts, sizeof(opts), "%s,nolongcreate", variant->opts);
 	nlc_fsmount(_metadata, self, "vfat", opts);
@@ -3570,7 +3553,7 @@ TEST_F(nlc_fc, fsmount_option_with_value_fails_einval)
 	size_t i;
 	int fd, err;
 
-	if (nlc_fsapi_skipped(_metadata, n))
+	if (nlc_skipped(_metadata, n))
 		return;
 	for (i = 0; i < ARRAY_SIZE(nlc_fc_bad); i++) {
 		snprintf(opts, sizeof(opts), "%s,%s", self->base.opts,
@@ -3606,7 +3589,7 @@ TEST_F(nlc_fc, fspick_option_with_value_fails_einval)
 	size_t i;
 	int fd, err, k;
 
-	if (nlc_fsapi_skipped(_metadata, n))
+	if (nlc_skipped(_metadata, n))
 		return;
 	snprintf(opts, sizeof(opts), "%s,nolongcreate", self->base.opts);
 	nlc_fsmount(_metadata, n, "vfat", opts);
@@ -3650,7 +3633,7 @@ TEST_F(nlc_fc, msdos_refuses_option_through_fsconfig)
 	size_t i;
 	int fd, err;
 
-	if (nlc_fsapi_skipped(_metadata, n))
+	if (nlc_skipped(_metadata, n))
 		return;
 	fd = nlc_sys_fsopen("msdos", FSOPEN_CLOEXEC);
 	if (fd < 0 && errno == ENODEV)

@@ -6,11 +6,11 @@
 # case pairs and iso8859-1 lower-casing against the kernel's
 # fs/nls/nls_cp437.c and nls_iso8859-1.c tables (a check of the tables
 # only), and that nls_utf8.c's case tables are the identity.
-# KERNEL-TREE defaults to the runner's patched tree in the cache.
+# KERNEL-TREE defaults to the runner's patched 6.1 tree in the cache.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CACHE=${VFAT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vfat-nolongcreate}
-TREE=${1:-$CACHE/src/linux}
+TREE=${1:-$CACHE/src/6.1/linux}
 OUT=$CACHE/fuzz
 mkdir -p "$OUT"
 NLS=$TREE/fs/nls

@@ -22,8 +22,9 @@ Rebuilds the selftest patch of patches/LINE/series from selftests/$SUITE/,
 for every kernel line (every patches/LINE/ with a series file) or only the
 ones given with --kernel: applies the other patches of that line's series
 to a scratch clone of the line's pristine tree that ./qemu-run.sh keeps in
-its cache (src/LINE/linux), replaces tools/testing/selftests/$SUITE/ with
-selftests/$SUITE/, commits that with the line's current selftest patch's
+its cache (src/LINE/linux), copies selftests/$SUITE/ over
+tools/testing/selftests/$SUITE/ (upstream files that selftests/ does not
+hold, such as run_fat_tests.sh, stay as that tree has them), commits that with the line's current selftest patch's
 message and author (a line without one yet takes the $DEFAULT_LINE line's),
 and writes patches/LINE/ and its series out again with git format-patch.
 The hand-written 0000-cover-letter.patch is left alone.  ./qemu-run.sh
@@ -93,8 +94,8 @@ refresh() { # LINE
 		git am -q "$pdir/$p" || die "patches/$line/$p does not apply"
 	done <"$pdir/series"
 
-	rm -rf "tools/testing/selftests/$SUITE"
-	cp -a "$REPO/selftests/$SUITE" "tools/testing/selftests/$SUITE"
+	mkdir -p "tools/testing/selftests/$SUITE"
+	cp -a "$REPO/selftests/$SUITE/." "tools/testing/selftests/$SUITE/"
 	git add -f -A "tools/testing/selftests/$SUITE"
 
 	msg_from=$selftest_patch

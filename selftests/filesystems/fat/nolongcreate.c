@@ -3362,14 +3362,16 @@ static bool nlc_kernel_at_least(unsigned int major, unsigned int minor)
 
 /*
  * A parameter @key was refused on fs_context @fd: what its log says names
- * it.  fat parses its parameters with fs_context since v6.11 (commit
- * 634440b69c7f "fat: Convert to new mount api"): fs_parse() or invalfc()
- * logs why one is refused ("e vfat: Unknown parameter 'nolongcreate'"),
- * so from 6.11 on a message is required.  Before, fat sits behind the
- * legacy wrapper, which logs nothing about fat's options.
+ * it and gives @reason.  fat parses its parameters with fs_context since
+ * v6.11 (commit 634440b69c7f "fat: Convert to new mount api"): fs_parse()
+ * or the VFS logs why one is refused ("e vfat: Unexpected value for
+ * 'nolongcreate'"), so from 6.11 on the message is required, and a mount
+ * and a reconfigure must give the same @reason.  Before, fat sits behind
+ * the legacy wrapper, which logs nothing about fat's options.
  */
 static void nlc_expect_logged(struct __test_metadata *_metadata, int fd,
-			      const char *key, const char *what)
+			      const char *key, const char *reason,
+			      const char *what)
 {
 	char log[1024];
 	int n = nlc_fc_log(fd, log, sizeof(log));
@@ -3383,6 +3385,10 @@ static void nlc_expect_logged(struct __test_metadata *_metadata, int fd,
 	if (nlc_kernel_at_least(6, 11)) {
 		EXPECT_LT(0, n) {
 			TH_LOG("%s: the fs_context log is empty", what);
+		}
+		EXPECT_NE(NULL, strstr(log, reason)) {
+			TH_LOG("%s: the log does not say \"%s\"", what,
+			       reason);
 		}
 	}
 	if (n) {
@@ -3537,6 +3543,10 @@ FIXTURE_TEARDOWN(nlc_fc)
 	nlc_teardown(_metadata, &self->n, &self->base);
 }
 
+/* Why fs_parser refuses a flag given a value, and a key it does not know */
+#define NLC_VALUE_REFUSED "Unexpected value for"
+#define NLC_UNKNOWN_REFUSED "Unknown parameter"
+
 /* Either option with a value; the key is what precedes the '=' */
 static const char *const nlc_fc_bad[] = { "nolongcreate=1", "longcreate=1" };
 
@@ -3570,7 +3580,8 @@ TEST_F(nlc_fc, fsmount_option_with_value_fails_einval)
 		EXPECT_TRUE(nlc_failed_at(step, nlc_fc_bad[i])) {
 			TH_LOG("\"%s\": failed at %s", nlc_fc_bad[i], step);
 		}
-		nlc_expect_logged(_metadata, fd, key, nlc_fc_bad[i]);
+		nlc_expect_logged(_metadata, fd, key, NLC_VALUE_REFUSED,
+				  nlc_fc_bad[i]);
 		close(fd);
 	}
 	/* without the value, the same options mount */
@@ -3612,7 +3623,8 @@ TEST_F(nlc_fc, fspick_option_with_value_fails_einval)
 				TH_LOG("\"%s\": failed at %s", nlc_fc_bad[i],
 				       step);
 			}
-			nlc_expect_logged(_metadata, fd, key, nlc_fc_bad[i]);
+			nlc_expect_logged(_metadata, fd, key,
+					  NLC_VALUE_REFUSED, nlc_fc_bad[i]);
 			close(fd);
 			nlc_expect_state(_metadata, n, nolong);
 		}
@@ -3655,7 +3667,8 @@ TEST_F(nlc_fc, msdos_refuses_option_through_fsconfig)
 		EXPECT_TRUE(nlc_failed_at(step, opts[i])) {
 			TH_LOG("msdos \"%s\": failed at %s", opts[i], step);
 		}
-		nlc_expect_logged(_metadata, fd, opts[i], opts[i]);
+		nlc_expect_logged(_metadata, fd, opts[i],
+				  NLC_UNKNOWN_REFUSED, opts[i]);
 		close(fd);
 	}
 
@@ -3674,7 +3687,8 @@ TEST_F(nlc_fc, msdos_refuses_option_through_fsconfig)
 			TH_LOG("msdos reconfigure \"%s\": failed at %s",
 			       opts[i], step);
 		}
-		nlc_expect_logged(_metadata, fd, opts[i], opts[i]);
+		nlc_expect_logged(_metadata, fd, opts[i],
+				  NLC_UNKNOWN_REFUSED, opts[i]);
 		close(fd);
 	}
 	EXPECT_FALSE(nlc_shows(_metadata, n, "nolongcreate"));

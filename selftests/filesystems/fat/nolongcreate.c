@@ -1683,7 +1683,7 @@ TEST_F(nlc, failed_remount_changes_nothing)
 	nlc_expect_state(_metadata, self, false);
 	nlc_expect_accepted(_metadata, self, NLC_LONG);
 
-	/* refused before the option is parsed: a file is open for writing */
+	/* refused before the option is applied: a file is open for writing */
 	fd = open(nlc_p(self, "short1.txt"), O_WRONLY | O_CLOEXEC);
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(EBUSY, nlc_remount(self, MS_RDONLY, "nolongcreate"));
@@ -2671,17 +2671,17 @@ FIXTURE_VARIANT_ADD(nlc_cfg, latin1_winnt_strict) {
 };
 
 FIXTURE_VARIANT_ADD(nlc_cfg, iocharset_utf8) {
-	.idx = 4, .utf8 = true, .opts = "codepage=437,iocharset=utf8",
+	.idx = 4, .utf8 = true, .opts = "codepage=437,iocharset=utf8,utf8=0",
 };
 
 FIXTURE_VARIANT_ADD(nlc_cfg, iocharset_utf8_win95) {
 	.idx = 5, .utf8 = true,
-	.opts = "codepage=437,iocharset=utf8,shortname=win95",
+	.opts = "codepage=437,iocharset=utf8,utf8=0,shortname=win95",
 };
 
 FIXTURE_VARIANT_ADD(nlc_cfg, iocharset_utf8_lower) {
 	.idx = 6, .utf8 = true,
-	.opts = "codepage=437,iocharset=utf8,shortname=lower",
+	.opts = "codepage=437,iocharset=utf8,utf8=0,shortname=lower",
 };
 
 FIXTURE_VARIANT_ADD(nlc_cfg, utf8_lower) {

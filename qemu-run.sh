@@ -37,6 +37,9 @@ VERBOSE=0
 GUEST_CMD=
 RUNS=()
 NO_SUITE=0
+DISTRO=0
+NO_DKMS=0
+LINE_SET=0
 MEM=1G
 SMP=2,sockets=2,cores=1,threads=1  # one CPU per socket, as the firmware's MP table lists packages
 # qboot, not SeaBIOS: it jumps straight to the kernel (the first kernel line
@@ -69,6 +72,17 @@ Options:
                            with a scratch 64 MiB vfat image on /dev/loop0
                            (/tmp/scratch.img) and /mnt; no timeout unless
                            --timeout is given.  Leave with 'exit' or Ctrl-D.
+  --distro-kernel          Debian's own kernel instead of a patched build:
+                           linux-image-ABI-amd64 of linux-source-6.1's
+                           version (apt-get download + dpkg-deb -x into the
+                           cache; nothing installed on this machine), the
+                           DKMS package made by scripts/mkdeb.sh, its
+                           modules built with dkms against that kernel's
+                           headers, booted with them in updates/dkms; the
+                           guest proves the vfat in use is the built one
+                           (srcversion) and runs the suite
+  --no-dkms                with --distro-kernel: leave the DKMS modules out
+                           (the stock vfat: every case skips, a failure)
   --kernel-only            build kernel and selftests, do not boot
   --check-series           only apply patches/series to the pristine tree,
                            check selftests/ against it and run the tree's
@@ -120,11 +134,13 @@ while [[ $# -gt 0 ]]; do
 	fi
 	case $opt in
 	-h | --help) usage; exit 0 ;;
-	--kernel) need_arg "$@"; LINE=$2; shift 2 ;;
+	--kernel) need_arg "$@"; LINE=$2; LINE_SET=1; shift 2 ;;
 	--test) need_arg "$@"; TESTS+=("$2"); shift 2 ;;
 	--config) need_arg "$@"; IFS=, read -r -a _c <<<"$2"; CONFIGS+=("${_c[@]}"); shift 2 ;;
 	--shell) MODE=shell; shift ;;
 	--kernel-only) MODE=kernel-only; shift ;;
+	--distro-kernel) DISTRO=1; shift ;;
+	--no-dkms) NO_DKMS=1; shift ;;
 	--check-series) MODE=check-series; shift ;;
 	--no-build) NO_BUILD=1; shift ;;
 	--guest-cmd) need_arg "$@"; GUEST_CMD=$2; shift 2 ;;
@@ -156,6 +172,14 @@ for t in "${TESTS[@]}"; do
 		TEST_ARGS+=("KSELFTEST_${tvar//[^A-Z0-9_]/_}_ARGS" "${t#*:}")
 	fi
 done
+if [[ $DISTRO == 1 ]]; then
+	# Debian 12's kernel is the 6.1 line
+	[[ $LINE_SET == 1 && $LINE != 6.1 ]] && die_usage "--distro-kernel is Debian 12's 6.1 kernel (not --kernel $LINE)"
+	[[ ${#CONFIGS[@]} -gt 0 ]] && die_usage "--distro-kernel takes Debian's config: no --config"
+	[[ $MODE == check-series ]] && die_usage "--distro-kernel and --check-series do not mix"
+elif [[ $NO_DKMS == 1 ]]; then
+	die_usage "--no-dkms goes with --distro-kernel"
+fi
 if [[ $NO_SUITE == 1 && -z $GUEST_CMD && ${#RUNS[@]} -eq 0 ]]; then
 	die_usage "--no-suite needs --guest-cmd or --run"
 fi
@@ -178,6 +202,10 @@ if [[ ${#FRAGS[@]} -gt 0 ]]; then
 	CFGNAME=$(IFS=+; echo "${FRAGS[*]}")
 else
 	CFGNAME=normal
+fi
+if [[ $DISTRO == 1 ]]; then
+	CFGNAME=distro
+	[[ $NO_DKMS == 1 ]] && CFGNAME=distro-stock
 fi
 
 mkdir -p "$CACHE"
@@ -262,6 +290,9 @@ stage_deps() {
 	stage_begin deps
 	local extra=() missing=() d what pkg
 	[[ $MODE == check-series ]] && extra=(shellcheck:shellcheck)
+	[[ $DISTRO == 1 ]] && extra=(dkms:dkms depmod:kmod modinfo:kmod
+		dpkg-buildpackage:dpkg-dev dh:debhelper dh_dkms:dh-dkms
+		lintian:lintian openssl:openssl)
 	for d in "${DEPS[@]}" "${extra[@]}"; do
 		what=${d%:*} pkg=${d##*:}
 		if [[ $what == /* ]]; then
@@ -532,6 +563,14 @@ stage_build() {
 	rm -f "$BUILD/build.key"
 	run make -C "$SRC" O="$BUILD" CC="ccache gcc" HOSTCC="ccache gcc" -j"$JOBS" bzImage ||
 		fail "kernel build failed"
+	build_selftests
+	printf '%s\n' "$key" >"$BUILD/build.key"
+	stage_end "($(du -k "$BUILD/arch/x86/boot/bzImage" | cut -f1) KiB bzImage)"
+}
+
+# The suite, built by the patched tree's kselftest build against its uapi
+# headers (make headers needs no .config).
+build_selftests() {
 	run make -C "$SRC" O="$BUILD" -j"$JOBS" headers || fail "make headers failed"
 	rm -rf "$KSFT" "$BUILD/kselftest"
 	run make -C "$SRC/tools/testing/selftests" O="$BUILD" TARGETS="$SUITE" \
@@ -540,8 +579,34 @@ stage_build() {
 		fail "selftest build of $SUITE failed"
 	[[ -x $KSFT/run_kselftest.sh && -d $KSFT/$SUITE ]] ||
 		fail "selftest install produced no $KSFT/$SUITE"
-	printf '%s\n' "$key" >"$BUILD/build.key"
-	stage_end "($(du -k "$BUILD/arch/x86/boot/bzImage" | cut -f1) KiB bzImage)"
+}
+
+# --distro-kernel: Debian's kernel, the package, the DKMS modules
+# (scripts/distro-kernel.sh), then the suite from the patched tree.
+DISTRO_ENV=
+stage_distro() {
+	stage_begin distro
+	local args=()
+	[[ $NO_DKMS == 1 ]] && args=(--no-dkms)
+	run "$REPO/scripts/distro-kernel.sh" "$CACHE" "$BUILD/distro" "${args[@]}" ||
+		fail "Debian kernel or DKMS build failed"
+	DISTRO_ENV=$BUILD/distro/distro.env
+	# shellcheck source=/dev/null
+	. "$DISTRO_ENV"
+	BZIMAGE=$VMLINUZ
+	grep -E '^  (Package|[a-z]+\.ko|vfat resolves)' "$STAGE_LOG" || true
+	stage_end "($KREL, $([[ $NO_DKMS == 1 ]] && echo 'stock modules only' || echo "DKMS $PKGVER"))"
+	stage_begin selftests
+	local key
+	key=$( { git_s rev-parse 'HEAD^{tree}'; gcc --version; } | key_of)
+	if [[ -x $KSFT/run_kselftest.sh && $(cat "$BUILD/selftests.key" 2>/dev/null) == "$key" ]]; then
+		stage_end "(tree and gcc unchanged: previous build reused)"
+		return 0
+	fi
+	rm -f "$BUILD/selftests.key"
+	build_selftests
+	printf '%s\n' "$key" >"$BUILD/selftests.key"
+	stage_end
 }
 
 # ------------------------------------------------------------------- boot ---
@@ -574,6 +639,10 @@ make_initramfs() {
 			printf 'export %s=%q\n' "${TEST_ARGS[i]}" "${TEST_ARGS[i + 1]}"
 		done
 		printf 'SPLAT_RE=%q\n' "$SPLAT_RE"
+		if [[ $DISTRO == 1 ]]; then
+			printf 'DISTRO_LOAD=%q\n' "$LOAD"
+			printf 'DISTRO_EXPECT=%q\n' "$EXPECT"
+		fi
 	} >"$conf/runner.conf"
 	if [[ -n $GUEST_CMD ]]; then
 		printf '%s\n' "$GUEST_CMD" >"$conf/guest-cmd.sh"
@@ -593,8 +662,10 @@ make_initramfs() {
 		cp "$prog" "$conf/bin/"
 		printf '/etc/runner/bin/%s %s || exit $?\n' "${prog##*/}" "$args" >>"$conf/guest-cmd.sh"
 	done
+	local extra=()
+	[[ $DISTRO == 1 ]] && extra=("$MODROOT")
 	run "$REPO/scripts/mkinitramfs.sh" "$CACHE/initramfs-base" \
-		"$STAGING" "$INITRD" "$KSFT" "$conf" ||
+		"$STAGING" "$INITRD" "$KSFT" "$conf" "${extra[@]}" ||
 		fail "initramfs generation failed"
 	stage_end "($(du -k "$INITRD" | cut -f1) KiB)"
 }
@@ -665,10 +736,10 @@ split_data() {
 
 boot_and_test() {
 	local console=$RESULTS/console.log verdict=$RESULTS/verdict.txt data=$RESULTS/data.txt
-	rm -f "$console" "$verdict" "$data" "$RESULTS"/{tap.txt,dmesg.txt,guest-cmd.txt,guest-cmd.status,run_kselftest.status,summary.txt}
+	rm -f "$console" "$verdict" "$data" "$RESULTS"/{tap.txt,dmesg.txt,guest-cmd.txt,guest-cmd.status,run_kselftest.status,summary.txt,modules.txt}
 	: >"$verdict"
 	: >"$console"
-	BZIMAGE=$BUILD/arch/x86/boot/bzImage
+	BZIMAGE=${BZIMAGE:-$BUILD/arch/x86/boot/bzImage}
 	stage_begin boot
 	choose_accel
 	qemu_cmd "file:$console" "$verdict" "$data"
@@ -710,6 +781,11 @@ boot_and_test() {
 	if [[ ! -f $RESULTS/tap.txt ]]; then
 		tr -d '\r' <"$console" | sed -n '/^TAP version/,$p' | grep -v '^\[ *[0-9]' >"$RESULTS/tap.partial.txt" || true
 	fi
+	if [[ -f $RESULTS/modules.txt ]]; then
+		echo "--- fat modules in the guest ---"
+		cat "$RESULTS/modules.txt"
+		echo "--- end of fat modules ---"
+	fi
 	if [[ -f $RESULTS/guest-cmd.txt ]]; then
 		echo "--- guest command output (exit status $(cat "$RESULTS/guest-cmd.status" 2>/dev/null || echo '?')) ---"
 		cat "$RESULTS/guest-cmd.txt"
@@ -743,6 +819,10 @@ boot_and_test() {
 			problems+=("TAP incomplete: plan 1..$plan, $seen result(s)") incomplete=1
 		fi
 		[[ $pass -eq 0 ]] && problems+=("no test passed")
+	fi
+	if [[ $DISTRO == 1 ]] && ! { [[ -f $RESULTS/modules.txt ]] &&
+		! grep -qE 'NOT ours|FAILED|WRONG' "$RESULTS/modules.txt"; }; then
+		problems+=("--distro-kernel: the guest did not load and prove the fat modules (see above)")
 	fi
 	if [[ -f $RESULTS/guest-cmd.status && $(cat "$RESULTS/guest-cmd.status") != 0 ]]; then
 		problems+=("guest command exited with status $(cat "$RESULTS/guest-cmd.status")")
@@ -786,7 +866,7 @@ boot_and_test() {
 }
 
 run_shell() {
-	BZIMAGE=$BUILD/arch/x86/boot/bzImage
+	BZIMAGE=${BZIMAGE:-$BUILD/arch/x86/boot/bzImage}
 	choose_accel
 	local d=$RESULTS/shell
 	mkdir -p "$d"
@@ -814,7 +894,10 @@ if ! flock -n 9; then
 fi
 
 stage_deps
-if [[ $NO_BUILD == 1 ]]; then
+if [[ $DISTRO == 1 ]]; then
+	stage_source
+	stage_distro
+elif [[ $NO_BUILD == 1 ]]; then
 	[[ $MODE == check-series ]] && die_usage "--no-build and --check-series do not mix"
 	[[ -f $BUILD/arch/x86/boot/bzImage && -x $KSFT/run_kselftest.sh ]] ||
 		{ echo "$PROG: --no-build: no previous build of kernel $LINE, config $CFGNAME in $BUILD" >&2; exit 1; }
@@ -828,7 +911,7 @@ else
 	stage_build
 fi
 if [[ $MODE == kernel-only ]]; then
-	echo "kernel: $BUILD/arch/x86/boot/bzImage"
+	echo "kernel: ${BZIMAGE:-$BUILD/arch/x86/boot/bzImage}"
 	echo "kselftests: $KSFT"
 	exit 0
 fi

@@ -13,7 +13,10 @@
 #
 # /etc/runner/runner.conf (written by qemu-run.sh) sets MODE (tests|shell),
 # NONCE, SUITE, RUN_SUITE, SPLAT_RE, TESTS (only these programs of the suite,
-# qemu-run.sh --test) and exports their KSELFTEST_<PROG>_ARGS; /etc/runner/guest-cmd.sh is the optional
+# qemu-run.sh --test) and exports their KSELFTEST_<PROG>_ARGS; with
+# --distro-kernel also DISTRO_LOAD (modules to modprobe) and DISTRO_EXPECT
+# ("fat=SRCVERSION ...": the DKMS-built modules that must be the ones
+# loaded; empty with --no-dkms).  /etc/runner/guest-cmd.sh is the optional
 # --guest-cmd.  Further jobs (a future --run PROGRAM) can follow the
 # guest-cmd pattern: run, capture to a file, send_section it.
 
@@ -49,7 +52,7 @@ $bb ln -sf /proc/self/fd/2 /dev/stderr 2>/dev/null
 echo vfat-guest >/proc/sys/kernel/hostname 2>/dev/null || true
 
 MODE=tests NONCE='' SUITE=filesystems/fat RUN_SUITE=1 SPLAT_RE='BUG:|WARNING:|Oops|Call Trace'
-TESTS=()
+TESTS=() DISTRO_LOAD='' DISTRO_EXPECT=''
 # shellcheck source=/dev/null
 . /etc/runner/runner.conf
 
@@ -76,7 +79,57 @@ read -r krel </proc/sys/kernel/osrelease
 read -r uptime _ </proc/uptime
 echo "vfat-runner: guest up ($krel, uptime ${uptime}s, mode $MODE)"
 
+# --distro-kernel: load the modules as modprobe resolves them (updates/dkms
+# before kernel/), show which fat, vfat and msdos are in use, and check
+# that they are the DKMS-built ones.  Writes /tmp/modules.txt; fails (1)
+# when a module does not load or is not the built one.
+distro_modules() {
+	local m pair want got rc=0
+	echo "kernel: $(cat /proc/version)"
+	for m in $DISTRO_LOAD; do
+		$bb modprobe "$m" || { echo "modprobe $m: FAILED"; rc=1; }
+	done
+	for m in fat vfat msdos; do
+		echo "$m: $($bb modinfo -n "$m") version=$(cat "/sys/module/$m/version" 2>/dev/null || echo -)" \
+			"srcversion=$(cat "/sys/module/$m/srcversion" 2>/dev/null || echo -)" \
+			"taint=$(cat "/sys/module/$m/taint" 2>/dev/null)"
+	done
+	for pair in $DISTRO_EXPECT; do
+		m=${pair%%=*} want=${pair#*=}
+		got=$(cat "/sys/module/$m/srcversion" 2>/dev/null || echo none)
+		if [[ $got == "$want" ]]; then
+			echo "$m: srcversion $got is the DKMS-built $m.ko's: ours"
+		else
+			echo "$m: srcversion $got, but the DKMS-built $m.ko's is $want: NOT ours"
+			rc=1
+		fi
+	done
+	echo "kernel taint flags: $(cat /proc/sys/kernel/tainted)"
+	$bb dmesg | grep -E 'taints kernel|module verification' | sed 's/^/dmesg: /'
+	if [[ -n $DISTRO_EXPECT ]]; then
+		# What a user sees: the option in /proc/mounts, a long name refused
+		truncate -s 8M /tmp/demo.img && mkfs.vfat /tmp/demo.img >/dev/null
+		mkdir -p /tmp/demo
+		if mount -t vfat -o loop,nolongcreate /tmp/demo.img /tmp/demo; then
+			grep ' /tmp/demo ' /proc/mounts
+			touch /tmp/demo/README.TXT && echo "touch README.TXT: ok"
+			if touch "/tmp/demo/A long name.txt" 2>/tmp/demo.err; then
+				echo "touch 'A long name.txt': accepted: WRONG"
+				rc=1
+			else
+				echo "touch 'A long name.txt': $(cat /tmp/demo.err)"
+			fi
+			umount /tmp/demo
+		else
+			echo "mount -o nolongcreate: FAILED"
+			rc=1
+		fi
+	fi
+	return $rc
+}
+
 if [[ $MODE == shell ]]; then
+	[[ -n $DISTRO_LOAD ]] && distro_modules
 	truncate -s 64M /tmp/scratch.img
 	mkfs.vfat -n SCRATCH /tmp/scratch.img >/dev/null
 	loopdev=$(losetup -f --show /tmp/scratch.img)
@@ -97,6 +150,11 @@ EOF
 fi
 
 ok=1
+if [[ -n $DISTRO_LOAD ]]; then
+	distro_modules >/tmp/modules.txt 2>&1 || ok=0
+	sed 's/^/vfat-runner: /' /tmp/modules.txt
+	send_section modules.txt /tmp/modules.txt
+fi
 if [[ -s /etc/runner/guest-cmd.sh ]]; then
 	echo "vfat-runner: running guest command"
 	(cd /tmp && bash /etc/runner/guest-cmd.sh) 2>&1 | tee /tmp/guest-cmd.txt

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# mkinitramfs.sh BASE-DIR STAGING-DIR OUTPUT.cpio KSELFTEST-INSTALL-DIR RUNNER-CONF-DIR
+# mkinitramfs.sh BASE-DIR STAGING-DIR OUTPUT.cpio KSELFTEST-INSTALL-DIR RUNNER-CONF-DIR [EXTRA-DIR]
 #
 # Builds the test initramfs: two uncompressed newc archives in one file,
 # which the kernel unpacks in turn (Documentation/driver-api/early-userspace/
@@ -9,15 +9,18 @@
 #   1. the base, from this host (initramfs-base.sh): shell, tools, libraries;
 #   2. the run part: scripts/guest-init.sh as /init, the runner's
 #      configuration and tap-summary.awk in /etc/runner, the installed
-#      kselftests as /kselftest.
+#      kselftests as /kselftest, and EXTRA-DIR's tree if given (the
+#      modules of --distro-kernel, in usr/lib/modules: the base's /lib is a
+#      symlink to usr/lib, which a real lib/ in this archive would replace).
 # The base takes ~10 s to make: it is kept in BASE-DIR/base.cpio (its tree
 # in BASE-DIR/tree) and made again only when `initramfs-base.sh --key`
 # changes.
 
 set -euo pipefail
 
-[[ $# -eq 5 ]] || { echo "usage: $0 BASE-DIR STAGING OUTPUT.cpio KSFT-DIR CONF-DIR" >&2; exit 2; }
-BASE=$1 STAGING=$2 OUT=$3 KSFT=$4 CONF=$5
+[[ $# -eq 5 || $# -eq 6 ]] ||
+	{ echo "usage: $0 BASE-DIR STAGING OUTPUT.cpio KSFT-DIR CONF-DIR [EXTRA-DIR]" >&2; exit 2; }
+BASE=$1 STAGING=$2 OUT=$3 KSFT=$4 CONF=$5 EXTRA=${6:-}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # cpio_of DIR OUT: DIR as a newc archive, in a stable order, owned by root.
@@ -43,5 +46,9 @@ cp "$HERE/tap-summary.awk" "$run/etc/runner/"
 cp -a "$CONF"/. "$run/etc/runner/"
 cp -a "$KSFT"/. "$run/kselftest/"
 install -m 755 "$HERE/guest-init.sh" "$run/init"
+if [[ -n $EXTRA ]]; then
+	[[ ! -e $EXTRA/lib ]] || { echo "$0: $EXTRA/lib would replace the base's lib -> usr/lib" >&2; exit 1; }
+	cp -a "$EXTRA"/. "$run/"
+fi
 cpio_of "$run" "$STAGING/run.cpio"
 cat "$BASE/base.cpio" "$STAGING/run.cpio" >"$OUT"

@@ -10,13 +10,15 @@
 
 ARGS ?=
 
-.PHONY: help check check-series shellcheck run debug default-on shell bench fuzz fuzz-short
+.PHONY: help check check-series shellcheck run debug default-on shell bench fuzz fuzz-short \
+	deb deb-check distro
 
 help:
 	@echo 'make check         on both kernel lines (6.1, 6.12): series hygiene (git am,'
 	@echo '                   checkpatch --strict, selftests/ vs patches/LINE/), shellcheck,'
 	@echo '                   fuzz model check + the fat kselftests in QEMU with the normal,'
-	@echo '                   debug and default-on configs; on 6.12 also the kcsan config'
+	@echo '                   debug and default-on configs; on 6.12 also the kcsan config;'
+	@echo '                   then make distro and make deb-check'
 	@echo 'make check-series  only the series hygiene part (both lines)'
 	@echo 'make run           ./qemu-run.sh (normal config)'
 	@echo 'make debug         ./qemu-run.sh --config debug (KASAN, lockdep, UBSAN)'
@@ -27,6 +29,11 @@ help:
 	@echo 'make fuzz          differential test kernel vs model, 100000 names, random'
 	@echo '                   seed (FUZZ_ARGS="--seed N --count N" to reproduce)'
 	@echo 'make fuzz-short    the same, 5000 names, seed 1 (also part of make check)'
+	@echo 'make deb           the DKMS package from patches/6.1/series (scripts/mkdeb.sh;'
+	@echo '                   the .deb goes to <cache>/deb)'
+	@echo 'make distro        the suite on Debian'"'"'s own kernel with the DKMS modules'
+	@echo '                   (./qemu-run.sh --distro-kernel)'
+	@echo 'make deb-check     install and remove the .deb in a bookworm chroot'
 	@echo 'make help          this text'
 	@echo 'Pass qemu-run.sh options with ARGS=..., e.g. make run ARGS=--verbose;'
 	@echo 'the kernel line with ARGS="--kernel 6.12" (run, debug, shell, bench, fuzz...)'
@@ -42,6 +49,15 @@ check-series:
 
 run:
 	./qemu-run.sh $(ARGS)
+
+deb:
+	./scripts/mkdeb.sh $(DEB_ARGS)
+
+distro:
+	./qemu-run.sh --distro-kernel $(ARGS)
+
+deb-check:
+	./scripts/deb-check.sh $(DEB_ARGS)
 
 debug:
 	./qemu-run.sh --config debug $(ARGS)

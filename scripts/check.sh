@@ -12,7 +12,11 @@
 #      fs/nls tables) and the nlc-fuzz build;
 #   3. ./qemu-run.sh --kernel LINE with the normal (plus 5000 nlc-fuzz
 #      names), debug and default-on configs; on 6.12 also the kcsan config
-#      (KCSAN; only the remount-toggle race test, see KCSAN_TESTS below).
+#      (KCSAN; only the remount-toggle race test, see KCSAN_TESTS below);
+#   4. with the 6.1 line, Debian's own kernel: ./qemu-run.sh --distro-kernel
+#      (the suite on linux-image-6.1.0-N-amd64 with the DKMS-built modules)
+#      and scripts/deb-check.sh (the .deb installed and removed in a
+#      bookworm chroot).
 # Every step runs even if an earlier one failed.  Counts: each hygiene
 # check is one test case, plus the suite's cases of each run (a run that
 # fails before its tests ran counts as one failure).  Totals per line,
@@ -125,12 +129,18 @@ fuzz_run=()
 
 # run_suite LINE CONFIG [qemu-run.sh options...]
 run_suite() {
-	local kl=$1 cfg=$2 log rc summary p f s t0=$SECONDS label
+	local kl=$1 cfg=$2 log rc summary p f s t0=$SECONDS label copt
 	shift 2
+	# LINE "distro": Debian's kernel with the DKMS modules
+	copt=(--kernel "$kl" --config "$cfg")
 	label="$kl: qemu-run.sh --config $cfg${*:+ $*}"
-	echo "=== ./qemu-run.sh --kernel $kl --config $cfg $*"
+	if [[ $kl == distro ]]; then
+		copt=(--distro-kernel)
+		label="$kl: qemu-run.sh --distro-kernel${*:+ $*}"
+	fi
+	echo "=== ./qemu-run.sh ${copt[*]} $*"
 	log=$(mktemp)
-	./qemu-run.sh --kernel "$kl" --config "$cfg" "$@" "${QARGS[@]}" 2>&1 | tee "$log"
+	./qemu-run.sh "${copt[@]}" "$@" "${QARGS[@]}" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 	summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -n 1)
 	rm -f "$log"
@@ -158,11 +168,29 @@ for kl in "${KLINES[@]}"; do
 	fi
 done
 
+# Debian's own 6.1 kernel and the DKMS package (issue: the .deb's modules
+# must pass the same suite; the .deb must install and remove cleanly).
+has_distro=0
+if [[ " ${KLINES[*]} " == *" 6.1 "* ]]; then
+	has_distro=1
+	run_suite distro -
+	echo "=== scripts/deb-check.sh"
+	t0=$SECONDS
+	if scripts/deb-check.sh --cache "$CACHE"; then
+		count distro 1 0 0; note ok "distro: deb-check: dpkg -i builds and installs, guards refuse, dpkg -r leaves nothing ($(elapsed "$t0"))"
+	else
+		count distro 0 1 0; note FAIL "distro: deb-check ($(elapsed "$t0"))"
+	fi
+fi
+
 echo "=== make check summary ($(elapsed "$START"))"
 printf '%s\n' "${LINES[@]}"
 for kl in "${KLINES[@]}"; do
 	printf 'linux-source-%s: %d passed, %d failed, %d skipped\n' "$kl" "${LP[$kl]:-0}" "${LF[$kl]:-0}" "${LS[$kl]:-0}"
 done
+if [[ $has_distro == 1 ]]; then
+	printf "Debian's linux-image + DKMS: %d passed, %d failed, %d skipped\n" "${LP[distro]:-0}" "${LF[distro]:-0}" "${LS[distro]:-0}"
+fi
 printf 'both lines (shellcheck): %d passed, %d failed, %d skipped\n' "${LP[all]:-0}" "${LF[all]:-0}" "${LS[all]:-0}"
 printf '%d passed, %d failed, %d skipped\n' "$PASS" "$FAIL" "$SKIP"
 [[ $FAIL == 0 && $PASS -gt 0 ]]

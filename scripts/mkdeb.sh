@@ -9,7 +9,7 @@ set -euo pipefail
 
 PROG=${0##*/}
 REPO=$(cd "$(dirname "$0")/.." && pwd -P)
-CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/vfat-nolongcreate
+CACHE=${XDG_CACHE_HOME:-${HOME:-$(cd ~ && pwd)}/.cache}/vfat-nolongcreate
 LINE=6.1
 TARBALL=${VFAT_KERNEL_TARBALL:-/usr/src/linux-source-$LINE.tar.xz}
 OUT=
@@ -82,15 +82,12 @@ fi
 # ---------------------------------------------------------------- versions --
 SRCVER=$(dpkg-query -W -f='${Version}' linux-source-$LINE 2>/dev/null) ||
 	die "linux-source-$LINE is not installed"
+# What the package is made of: the series, dkms/, this script.
+INPUTS=("patches/$LINE" dkms scripts/mkdeb.sh)
 key=$( {
 	echo "$SRCVER $KABI"
-	sed 's/^#.*//' "$REPO/patches/$LINE/series" | while read -r p; do
-		[[ -n $p ]] && cat "$REPO/patches/$LINE/$p"
-	done
-	find "$REPO/dkms" "$0" -type f -print0 | LC_ALL=C sort -z | xargs -0 cat
-	git -C "$REPO" config user.name
-	git -C "$REPO" config user.email
-} | sha256sum | cut -d' ' -f1)
+	(cd "$REPO" && find "${INPUTS[@]}" -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
+} | sha256sum | cut -d' ' -f1) || die "cannot hash the package's inputs"
 if [[ $REUSE == 1 && -f $OUT/package.env && $(cat "$OUT/package.key" 2>/dev/null) == "$key" ]]; then
 	# shellcheck source=/dev/null
 	. "$OUT/package.env"
@@ -108,7 +105,9 @@ if [[ -z $KABI ]]; then
 			KABI=${KABI%-amd64}
 		fi
 	done
-	[[ -n $KABI ]] || die "no linux-image-6.1.0-N-amd64 of version $SRCVER in apt's lists (apt-get update?); give --abi"
+	[[ -n $KABI ]] || die "no linux-image-6.1.0-N-amd64 of version $SRCVER in apt's lists: run apt-get update, or upgrade linux-source-$LINE to the version of the current kernel packages"
+elif ! apt-cache madison "linux-image-$KABI-amd64" | awk -F'|' '{gsub(/ /, "", $2); print $2}' | grep -qxF "$SRCVER"; then
+	die "--abi $KABI: linux-image-$KABI-amd64 is not of linux-source-$LINE's version $SRCVER"
 fi
 
 TMP=$(mktemp -d)
@@ -117,11 +116,15 @@ top=linux-source-$LINE
 tar -xJf "$TARBALL" -C "$TMP" "$top/Makefile" "$top/fs/fat"
 kv=$(awk -F' = ' '$1 == "VERSION" { v = $2 } $1 == "PATCHLEVEL" { p = $2 }
 	$1 == "SUBLEVEL" { s = $2 } END { print v "." p "." s }' "$TMP/$top/Makefile")
-[[ $kv == 6.1.* ]] || die "$TARBALL is Linux $kv, not $LINE"
-REV=$(cat "$REPO/dkms/REVISION")
-# Debian native version: the source's version, then the package's revision.
+[[ $kv == "${SRCVER%%-*}" ]] || die "$TARBALL is Linux $kv, but linux-source-$LINE is $SRCVER"
+# Debian native version: the source's version, then the package's revision,
+# the number of commits that changed what the package is made of (and
+# ".local" for uncommitted changes), so that other content is another
+# version.
+REV=$(git -C "$REPO" rev-list --count HEAD -- "${INPUTS[@]}") || die "$REPO: not a git clone"
+[[ -z $(git -C "$REPO" status --porcelain -- "${INPUTS[@]}") ]] || REV+=.local
 PKGVER=${SRCVER//-/.}+nlc$REV
-MAINT="$(git -C "$REPO" config user.name) <$(git -C "$REPO" config user.email)>"
+MAINT=$(git -C "$REPO" log -1 --format='%an <%ae>' -- "${INPUTS[@]}")
 export SOURCE_DATE_EPOCH
 SOURCE_DATE_EPOCH=$(git -C "$REPO" log -1 --format=%ct)
 
@@ -136,9 +139,18 @@ while read -r p; do
 	n=$((n + 1))
 done <"$REPO/patches/$LINE/series"
 ((n > 0)) || die "no patch of patches/$LINE/series touches fs/fat"
-# git apply skips what --include leaves out: check that fs/fat changed.
-grep -q 'fat_short_name_match' "$TMP/$top/fs/fat/dir.c" ||
-	die "fs/fat was not patched (fat_short_name_match missing)"
+# git apply skips what --include leaves out (and, inside a git work tree,
+# paths outside it): check that fs/fat changed as the series says.
+if ! grep -q 'fat_short_name_match' "$TMP/$top/fs/fat/dir.c" ||
+	! grep -q 'nolongcreate' "$TMP/$top/fs/fat/inode.c" "$TMP/$top/fs/fat/namei_vfat.c"; then
+	die "fs/fat was not patched (fat_short_name_match or nolongcreate missing)"
+fi
+# Kbuild.in lists fs/fat/Makefile's objects: they must still be these.
+for m in fat vfat msdos; do
+	want=$(sed -n "s/^$m-y[[:space:]]*[:+]*=[[:space:]]*//p" "$TMP/$top/fs/fat/Makefile" | tr ' ' '\n' | grep . | sort | paste -sd' ')
+	have=$(sed -n "s/^$m-y[[:space:]]*:=[[:space:]]*//p" "$REPO/dkms/Kbuild.in" | tr ' ' '\n' | grep -v _version | grep . | sort | paste -sd' ')
+	[[ $want == "$have" ]] || die "dkms/Kbuild.in: $m-y is '$have', fs/fat/Makefile has '$want'"
+done
 
 pkg=$TMP/vfat-nolongcreate-dkms-$PKGVER
 mkdir -p "$pkg/src" "$pkg/debian/source"

@@ -9,14 +9,17 @@
 #   1. the package: scripts/mkdeb.sh --reuse (CACHE/deb);
 #   2. linux-image-ABI-amd64, linux-headers-ABI-amd64, -common and
 #      linux-kbuild-6.1 of linux-source-6.1's version, fetched with
-#      apt-get download and unpacked with dpkg-deb -x into CACHE/distro/ABI;
+#      apt-get download and unpacked with dpkg-deb -x into
+#      CACHE/distro/ABI_VERSION;
 #   3. dkms build of the package's own /usr/src tree (dpkg-deb -x of the
 #      .deb) against those headers, in scratch dkms trees under WORK, the
 #      modules signed with a scratch key (the kernel does not trust it);
 #   4. WORK/modroot/usr/lib/modules/RELEASE: the stock modules the suite
 #      needs (loop, nls_*) and the stock fat, vfat, msdos, plus the built
 #      ones in updates/dkms/, indexed by depmod -b, as a system with the
-#      package installed has them.  --no-dkms leaves the built ones out.
+#      package installed has them.  --no-dkms leaves the built ones out
+#      (they are still built: the guest must then find the stock ones
+#      loaded, not these).
 # Writes WORK/distro.env (VMLINUZ, KREL, MODROOT, LOAD, EXPECT, ...).
 set -euo pipefail
 
@@ -47,7 +50,7 @@ KREL=$KABI-amd64
 echo "$DEB"
 
 # ------------------------------------------------------------ distro debs --
-D=$CACHE/distro/$KABI
+D=$CACHE/distro/${KABI}_$SRCVER
 ROOT=$D/root
 step "Debian's kernel $KREL ($SRCVER): apt-get download, dpkg-deb -x into $D"
 pkgs=("linux-image-$KREL" "linux-headers-$KREL" "linux-headers-$KABI-common" "linux-kbuild-$LINE")
@@ -55,10 +58,11 @@ if [[ ! -f $D/extracted.stamp ]]; then
 	rm -rf "$D"
 	mkdir -p "$D/debs"
 	for p in "${pkgs[@]}"; do
-		# The kernel's version; linux-kbuild may have moved on (>= in Depends)
-		(cd "$D/debs" && { apt-get download -q -o APT::Sandbox::User=root "$p=$SRCVER" ||
-			apt-get download -q -o APT::Sandbox::User=root "$p"; }) >/dev/null ||
-			die "apt-get download $p failed (apt-get update?)"
+		# The kernel's packages of the source's version; linux-kbuild may
+		# have moved on (">=" in the headers' Depends)
+		(cd "$D/debs" && apt-get download -q -o APT::Sandbox::User=root "$p=$SRCVER" ||
+			{ [[ $p == linux-kbuild-* ]] && apt-get download -q -o APT::Sandbox::User=root "$p"; }) >/dev/null ||
+			die "apt-get download $p=$SRCVER failed (apt-get update?)"
 	done
 	mkdir -p "$ROOT"
 	for f in "$D"/debs/*.deb; do dpkg-deb -x "$f" "$ROOT"; done
@@ -69,7 +73,9 @@ if [[ ! -f $D/extracted.stamp ]]; then
 fi
 for p in "${pkgs[@]}"; do
 	f=$(ls "$D/debs/${p}_"*.deb)
-	echo "  $(dpkg-deb -f "$f" Package Version | paste -sd' ')"
+	v=$(dpkg-deb -f "$f" Version)
+	echo "  Package: $p Version: $v"
+	[[ $v == "$SRCVER" || $p == linux-kbuild-* ]] || die "$f: version $v, not linux-source-$LINE's $SRCVER"
 done
 VMLINUZ=$ROOT/boot/vmlinuz-$KREL
 HDRS=$ROOT/usr/src/linux-headers-$KREL
@@ -80,7 +86,13 @@ STOCK=$ROOT/lib/modules/$KREL
 rm -rf "$WORK"
 mkdir -p "$WORK"
 declare -A built=()
-if [[ $NO_DKMS == 0 ]]; then
+# dkms reads /etc/dkms/framework.conf*, which could point the signing key
+# back at /var/lib/dkms: refuse rather than write there.
+if grep -sqE '^[[:space:]]*(sign_file|mok_signing_key|mok_certificate|dkms_tree|source_tree|install_tree)=' \
+	/etc/dkms/framework.conf /etc/dkms/framework.conf.d/*.conf; then
+	die "/etc/dkms/framework.conf* sets signing or tree paths; the scratch build would not be scratch"
+fi
+{
 	step "dkms build -m vfat-nolongcreate -v $PKGVER -k $KREL (scratch trees)"
 	dpkg-deb -x "$DEB" "$WORK/pkgroot"
 	mkdir -p "$WORK/dkms" "$WORK/install" "$CACHE/distro/mok"
@@ -103,7 +115,7 @@ if [[ $NO_DKMS == 0 ]]; then
 		built[$m]=$f
 		echo "  $m.ko: version $(modinfo -F version "$f"), srcversion $(modinfo -F srcversion "$f"), signer: $(modinfo -F signer "$f")"
 	done
-fi
+}
 
 # -------------------------------------------------------- module tree ----
 step "modules for the guest: $LOAD"
@@ -117,8 +129,11 @@ for m in ${LOAD}; do
 	mkdir -p "$M/${rel%/*}"
 	cp "$f" "$M/$rel"
 done
-for m in "${!built[@]}"; do cp "${built[$m]}" "$M/updates/dkms/"; done
-depmod -b "$WORK/modroot/usr" "$KREL" || die "depmod failed"
+if [[ $NO_DKMS == 0 ]]; then
+	for m in "${!built[@]}"; do cp "${built[$m]}" "$M/updates/dkms/"; done
+fi
+mkdir -p "$WORK/depmod.d" # not the host's /etc/depmod.d
+depmod -C "$WORK/depmod.d" -b "$WORK/modroot/usr" "$KREL" || die "depmod failed"
 expect=
 for m in fat vfat msdos; do
 	[[ -n ${built[$m]:-} ]] && expect+="$m=$(modinfo -F srcversion "${built[$m]}") "
@@ -134,4 +149,5 @@ done
 	printf 'LOAD=%q\n' "$LOAD"
 	printf 'EXPECT=%q\n' "${expect% }"
 } >"$WORK/distro.env"
-echo "  vfat resolves to: $(modinfo -b "$WORK/modroot/usr" -k "$KREL" -n vfat | sed "s|^$WORK/modroot/usr||")"
+v=$(modinfo -b "$WORK/modroot/usr" -k "$KREL" -n vfat)
+echo "  vfat resolves to: ${v#"$WORK/modroot/usr"}"

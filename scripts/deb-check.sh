@@ -9,7 +9,7 @@ set -euo pipefail
 
 PROG=${0##*/}
 REPO=$(cd "$(dirname "$0")/.." && pwd -P)
-CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/vfat-nolongcreate
+CACHE=${XDG_CACHE_HOME:-${HOME:-$(cd ~ && pwd)}/.cache}/vfat-nolongcreate
 MIRROR=${DEB_MIRROR:-http://deb.debian.org/debian}
 SECURITY=${DEB_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 
@@ -24,12 +24,15 @@ kept as a tarball in <cache>/deb-check, made again when missing):
   1. dpkg -i the .deb: dkms builds fat, vfat and msdos for that kernel and
      installs them in /lib/modules/<release>/updates/dkms, where modinfo
      finds vfat first;
-  2. the version guards: dkms refuses another kernel release (exit 77 and
-     its BUILD_EXCLUSIVE message), Kbuild refuses another Linux version;
-  3. dpkg -r: the modules and /usr/src tree are gone, and the root's file
-     list is the one from before dpkg -i (dpkg's own database and logs
-     aside, and dkms's signing key /var/lib/dkms/mok.*, which dkms makes
-     on its first build for any package and keeps).
+  2. the version guards: dkms refuses the next ABI's kernel release (exit
+     77 and its BUILD_EXCLUSIVE message); the package's Kbuild, run by
+     hand, refuses another kernel release and sources of another Linux
+     version;
+  3. dpkg -r: modinfo finds the stock vfat again, dpkg no longer knows the
+     package, and the root's files (path, type, size, mode; the content of
+     the kernel's modules.* indexes) are as before dpkg -i (dpkg's own
+     database and logs aside, and dkms's signing key /var/lib/dkms/mok.*,
+     which dkms makes on its first build for any package and keeps).
 Exit status 0 when all holds.
 
   --cache DIR   the cache (default: $CACHE)
@@ -56,13 +59,16 @@ command -v debootstrap >/dev/null || {
 	apt-get install -y -q --no-install-recommends debootstrap </dev/null >/dev/null
 }
 
+mkdir -p "$CACHE"
+exec 9>"$CACHE/.lock" # the runner's lock: mkdeb.sh --reuse rewrites <cache>/deb
+flock 9
 step "package"
 "$REPO/scripts/mkdeb.sh" --reuse --out "$CACHE/deb" | tail -n 1
 # shellcheck source=/dev/null
 . "$CACHE/deb/package.env" # PKGVER KABI SRCVER KERNEL_VERSION DEB
 KREL=$KABI-amd64
 W=$CACHE/deb-check
-TARBALL=$W/bookworm-$KABI.tar
+TARBALL=$W/bookworm-${KABI}_$SRCVER.tar
 R=$W/root
 mkdir -p "$W"
 
@@ -86,6 +92,7 @@ EOF
 		linux-image-$KREL=$SRCVER linux-headers-$KREL=$SRCVER" >"$W/apt.log" 2>&1 ||
 		{ tail -n 20 "$W/apt.log" >&2; die "apt-get install in the root failed"; }
 	in_root apt-get clean
+	rm -f "$W"/bookworm-*.tar
 	tar -C "$R" -cf "$TARBALL.tmp" .
 	mv "$TARBALL.tmp" "$TARBALL"
 else
@@ -100,9 +107,12 @@ echo "  $(in_root dpkg-query -W -f='${Package} ${Version}\n' dkms "linux-image-$
 # The root's files (and symlinks), with what may change aside: dpkg's own
 # database and logs.
 file_list() {
-	in_root find / -xdev \( -path /proc -o -path /sys -o -path /dev -o -path /tmp \
-		-o -path /run -o -path /var/lib/dpkg -o -path /var/log -o -path /var/cache \) -prune \
-		-o -print | LC_ALL=C sort
+	{
+		in_root find / -xdev \( -path /proc -o -path /sys -o -path /dev -o -path /tmp \
+			-o -path /run -o -path /var/lib/dpkg -o -path /var/log \) -prune \
+			-o -printf '%p %y %s %m\n'
+		in_root sh -c "cd /lib/modules/$KREL && sha256sum modules.*"
+	} | LC_ALL=C sort
 }
 file_list >"$W/files.before"
 problems=()
@@ -126,7 +136,8 @@ echo "  modinfo -k $KREL -n vfat: $got"
 echo "  dkms status: $(in_root dkms status | paste -sd';')"
 
 step "version guards"
-other=6.1.0-1-amd64
+n=${KABI##*-}
+other=${KABI%-*}-$((n + 1))-amd64 # the next ABI
 rc=0
 out=$(in_root dkms build -m vfat-nolongcreate -v "$PKGVER" -k "$other" \
 	--kernelsourcedir "/usr/src/linux-headers-$KREL" 2>&1) || rc=$?
@@ -136,15 +147,19 @@ if [[ $rc == 77 && $out == *BUILD_EXCLUSIVE* ]]; then
 else
 	problems+=("dkms build -k $other: exit $rc, not 77 with the BUILD_EXCLUSIVE message")
 fi
-rc=0
-out=$(in_root sh -c "cp -r /usr/src/vfat-nolongcreate-$PKGVER /tmp/kb &&
-	make -C /usr/src/linux-headers-$KREL M=/tmp/kb VFAT_NOLONGCREATE_KERNEL=6.1.190 modules" 2>&1) || rc=$?
-printf '%s\n' "$out" | grep -i 'refusing\|error' | sed 's/^/  | /'
-if [[ $rc != 0 && $out == *"refusing to build"* ]]; then
-	echo "  Kbuild, sources of another Linux version: refused"
-else
-	problems+=("Kbuild built for another Linux version (exit $rc)")
-fi
+# The Kbuild file's own checks, for a build by hand: another kernel
+# release, and the sources of another Linux version than the kernel's.
+in_root cp -r "/usr/src/vfat-nolongcreate-$PKGVER" /tmp/kb
+for what in "KERNELRELEASE=$other" "VFAT_NOLONGCREATE_KERNEL=6.1.1"; do
+	rc=0
+	out=$(in_root make -C "/usr/src/linux-headers-$KREL" M=/tmp/kb "$what" modules 2>&1) || rc=$?
+	printf '%s\n' "$out" | grep 'refusing' | sed 's/^/  | /'
+	if [[ $rc != 0 && $out == *"refusing to build"* ]]; then
+		echo "  Kbuild with $what: refused"
+	else
+		problems+=("Kbuild with $what: built (exit $rc)")
+	fi
+done
 rm -rf "$R/tmp/kb"
 
 step "dpkg -r vfat-nolongcreate-dkms"
@@ -154,7 +169,7 @@ sed 's/^/  | /' "$W/dpkg-r.log"
 file_list >"$W/files.after"
 # dkms's own key for signing modules, made by its first build on a machine
 # (not a file of this package; Secure Boot users enroll it, so it stays).
-dkms_key='^/var/lib/dkms/mok\.(key|pub)$'
+dkms_key='^/var/lib/dkms/mok\.(key|pub) '
 comm -13 "$W/files.before" "$W/files.after" | grep -E "$dkms_key" | sed 's/^/  kept by dkms, its signing key: /' || true
 if diff -u "$W/files.before" <(grep -vE "$dkms_key" "$W/files.after") >"$W/files.diff"; then
 	echo "  file list after dpkg -r = before dpkg -i ($(wc -l <"$W/files.before") paths)"
@@ -165,10 +180,15 @@ fi
 # shellcheck disable=SC2016 # a dpkg-query format
 status=$(in_root dpkg-query -W -f='${db:Status-Abbrev}' vfat-nolongcreate-dkms 2>/dev/null || true)
 echo "  dpkg status after -r: ${status:-not known to dpkg}"
+[[ -z $status ]] || problems+=("dpkg still knows the package after dpkg -r: $status")
+got=$(in_root modinfo -k "$KREL" -n vfat 2>&1 || true)
+echo "  modinfo -k $KREL -n vfat: $got"
+[[ $got == /lib/modules/$KREL/kernel/fs/fat/vfat.ko* ]] || problems+=("after dpkg -r, vfat resolves to $got")
 
 if ((${#problems[@]})); then
 	printf '%s: %s\n' "$PROG" "${problems[@]}" >&2
 	echo "deb-check: FAILED"
 	exit 1
 fi
+rm -rf "$R" # 1 GB; the tarball stays
 echo "deb-check: ok (${DEB##*/} on linux-image-$KREL $SRCVER)"

@@ -65,7 +65,7 @@ report() {
 		echo "Runner stages, in order (\`[stage line] time (detail)\`):"
 		echo
 		echo '```'
-		grep -E '^\[(deps|source|checkpatch|config|build|initramfs|boot|tests) [0-9.]+\] [0-9]+m[0-9]+s' "$log" |
+		grep -E '^\[(deps|source|checkpatch|config|build|distro|selftests|initramfs|boot|tests) [0-9.]+\] [0-9]+m[0-9]+s' "$log" |
 			sed -E 's/^(.{0,110}).*/\1/' || true
 		echo '```'
 		if grep -q '^=== make check summary' "$log"; then

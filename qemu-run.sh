@@ -824,7 +824,9 @@ boot_and_test() {
 	fi
 	if [[ $DISTRO == 1 ]] && ! { [[ -f $RESULTS/modules.txt ]] &&
 		! grep -qE 'NOT ours|FAILED|WRONG' "$RESULTS/modules.txt" &&
-		[[ $(grep -cE "^(fat|vfat|msdos): srcversion [0-9A-F]+ is the DKMS-built [a-z]+\.ko's: ours$" "$RESULTS/modules.txt") == 3 ]]; }; then
+		grep -qE "^fat: srcversion [0-9A-F]+ is the DKMS-built fat\.ko's: ours$" "$RESULTS/modules.txt" &&
+		grep -qE "^vfat: srcversion [0-9A-F]+ is the DKMS-built vfat\.ko's: ours$" "$RESULTS/modules.txt" &&
+		grep -qE "^msdos: srcversion [0-9A-F]+ is the DKMS-built msdos\.ko's: ours$" "$RESULTS/modules.txt"; }; then
 		problems+=("--distro-kernel: the guest did not load and prove the DKMS-built fat, vfat and msdos (see above)")
 	fi
 	if [[ -f $RESULTS/guest-cmd.status && $(cat "$RESULTS/guest-cmd.status") != 0 ]]; then

@@ -14,9 +14,10 @@
 #      names), debug and default-on configs; on 6.12 also the kcsan config
 #      (KCSAN; only the remount-toggle race test, see KCSAN_TESTS below);
 #   4. with the 6.1 line, Debian's own kernel: ./qemu-run.sh --distro-kernel
-#      (the suite on linux-image-6.1.0-N-amd64 with the DKMS-built modules)
-#      and scripts/deb-check.sh (the .deb installed and removed in a
-#      bookworm chroot).
+#      (the suite on linux-image-6.1.0-N-amd64 with the DKMS-built modules),
+#      its negative control --no-dkms (must fail: stock modules, every case
+#      skipped) and scripts/deb-check.sh (the .deb installed and removed in
+#      a bookworm chroot).
 # Every step runs even if an earlier one failed.  Counts: each hygiene
 # check is one test case, plus the suite's cases of each run (a run that
 # fails before its tests ran counts as one failure).  Totals per line,
@@ -174,6 +175,19 @@ has_distro=0
 if [[ " ${KLINES[*]} " == *" 6.1 "* ]]; then
 	has_distro=1
 	run_suite distro -
+	# The negative control: the stock modules (the built ones left out)
+	# must fail the srcversion proof, and every case must skip.
+	echo "=== ./qemu-run.sh --distro-kernel --no-dkms (must fail)"
+	t0=$SECONDS
+	./qemu-run.sh --distro-kernel --no-dkms "${QARGS[@]}" >"$fuzz_dir/no-dkms.log" 2>&1
+	rc=$?
+	tail -n 6 "$fuzz_dir/no-dkms.log"
+	if [[ $rc == 1 ]] && grep -q ': NOT ours$' "$CACHE/results/6.1/distro-stock/modules.txt" 2>/dev/null &&
+		grep -q 'skipped every case (counted as failed)' "$fuzz_dir/no-dkms.log"; then
+		count distro 1 0 0; note ok "distro: --no-dkms fails as it must: stock modules NOT ours, every case skipped ($(elapsed "$t0"))"
+	else
+		count distro 0 1 0; note FAIL "distro: --no-dkms did not fail as it must (exit $rc) ($(elapsed "$t0"))"
+	fi
 	echo "=== scripts/deb-check.sh"
 	t0=$SECONDS
 	if scripts/deb-check.sh --cache "$CACHE"; then

@@ -108,10 +108,11 @@ echo "  $(in_root dpkg-query -W -f='${Package} ${Version}\n' dkms "linux-image-$
 # database and logs.
 file_list() {
 	{
+		# (a directory's size only grows: not compared)
 		in_root find / -xdev \( -path /proc -o -path /sys -o -path /dev -o -path /tmp \
 			-o -path /run -o -path /var/lib/dpkg -o -path /var/log \) -prune \
-			-o -printf '%p %y %s %m\n'
-		in_root sh -c "cd /lib/modules/$KREL && sha256sum modules.*"
+			-o -type d -printf '%p %y - %m\n' -o -printf '%p %y %s %m\n' || die "find in the root failed"
+		in_root sh -c "cd /lib/modules/$KREL && sha256sum modules.*" || die "no modules.* in the root"
 	} | LC_ALL=C sort
 }
 file_list >"$W/files.before"
@@ -170,7 +171,7 @@ file_list >"$W/files.after"
 # dkms's own key for signing modules, made by its first build on a machine
 # (not a file of this package; Secure Boot users enroll it, so it stays).
 dkms_key='^/var/lib/dkms/mok\.(key|pub) '
-comm -13 "$W/files.before" "$W/files.after" | grep -E "$dkms_key" | sed 's/^/  kept by dkms, its signing key: /' || true
+LC_ALL=C comm -13 "$W/files.before" "$W/files.after" | grep -E "$dkms_key" | sed 's/^/  kept by dkms, its signing key: /' || true
 if diff -u "$W/files.before" <(grep -vE "$dkms_key" "$W/files.after") >"$W/files.diff"; then
 	echo "  file list after dpkg -r = before dpkg -i ($(wc -l <"$W/files.before") paths)"
 else

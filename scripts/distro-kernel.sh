@@ -86,12 +86,14 @@ STOCK=$ROOT/lib/modules/$KREL
 rm -rf "$WORK"
 mkdir -p "$WORK"
 declare -A built=()
-# dkms reads /etc/dkms/framework.conf*, which could point the signing key
-# back at /var/lib/dkms: refuse rather than write there.
-if grep -sqE '^[[:space:]]*(sign_file|mok_signing_key|mok_certificate|dkms_tree|source_tree|install_tree)=' \
+# dkms sources /etc/dkms/framework.conf*, whose signing settings win over
+# the environment's (the trees come from the command line, after it): a
+# key set there would be made or used in the host's /var/lib/dkms.
+if grep -sqE '(^|[;&|[:space:]])(export[[:space:]]+)?(sign_file|mok_signing_key|mok_certificate)\+?=' \
 	/etc/dkms/framework.conf /etc/dkms/framework.conf.d/*.conf; then
-	die "/etc/dkms/framework.conf* sets signing or tree paths; the scratch build would not be scratch"
+	die "/etc/dkms/framework.conf* sets the module signing key: the scratch build would not be scratch"
 fi
+host_dkms_before=$(ls -la /var/lib/dkms 2>&1 || true)
 {
 	step "dkms build -m vfat-nolongcreate -v $PKGVER -k $KREL (scratch trees)"
 	dpkg-deb -x "$DEB" "$WORK/pkgroot"
@@ -107,8 +109,11 @@ fi
 			tail -n 30 "$WORK/dkms/vfat-nolongcreate/$PKGVER/build/make.log" >&2 2>/dev/null
 			die "dkms build failed"
 		}
+	[[ $(ls -la /var/lib/dkms 2>&1 || true) == "$host_dkms_before" ]] ||
+		die "dkms build changed the host's /var/lib/dkms"
 	for m in fat vfat msdos; do
-		f=$(ls "$WORK/dkms/vfat-nolongcreate/$PKGVER/$KREL/x86_64/module/$m.ko"*)
+		f=$(ls "$WORK/dkms/vfat-nolongcreate/$PKGVER/$KREL/x86_64/module/$m.ko"*) ||
+			die "dkms build made no $m.ko"
 		[[ $f == *.ko ]] || die "dkms built $f: compressed modules are not expected here"
 		[[ $(modinfo -F vermagic "$f") == "$(modinfo -F vermagic "$(find "$STOCK/kernel/fs/fat" -name "$m.ko")")" ]] ||
 			die "$m.ko: vermagic differs from the stock module's"

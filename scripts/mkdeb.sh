@@ -84,8 +84,20 @@ SRCVER=$(dpkg-query -W -f='${Version}' linux-source-$LINE 2>/dev/null) ||
 	die "linux-source-$LINE is not installed"
 # What the package is made of: the series, dkms/, this script.
 INPUTS=("patches/$LINE" dkms scripts/mkdeb.sh)
+# Debian native version: the source's version, then the package's revision,
+# the number of commits that changed what the package is made of (and
+# ".local" for uncommitted changes), so that other content is another
+# version; a shallow clone would count too few.
+[[ $(git -C "$REPO" rev-parse --is-shallow-repository 2>/dev/null) == false ]] ||
+	die "$REPO: not a git clone, or a shallow one (git fetch --unshallow): the version counts its commits"
+REV=$(git -C "$REPO" rev-list --count HEAD -- "${INPUTS[@]}")
+[[ -z $(git -C "$REPO" status --porcelain -- "${INPUTS[@]}") ]] || REV+=.local
+PKGVER=${SRCVER//-/.}+nlc$REV
+MAINT=$(git -C "$REPO" log -1 --format='%an <%ae>' -- "${INPUTS[@]}")
+export SOURCE_DATE_EPOCH
+SOURCE_DATE_EPOCH=$(git -C "$REPO" log -1 --format=%ct -- "${INPUTS[@]}")
 key=$( {
-	echo "$SRCVER $KABI"
+	echo "$SRCVER $KABI $PKGVER $MAINT $SOURCE_DATE_EPOCH"
 	(cd "$REPO" && find "${INPUTS[@]}" -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
 } | sha256sum | cut -d' ' -f1) || die "cannot hash the package's inputs"
 if [[ $REUSE == 1 && -f $OUT/package.env && $(cat "$OUT/package.key" 2>/dev/null) == "$key" ]]; then
@@ -117,16 +129,6 @@ tar -xJf "$TARBALL" -C "$TMP" "$top/Makefile" "$top/fs/fat"
 kv=$(awk -F' = ' '$1 == "VERSION" { v = $2 } $1 == "PATCHLEVEL" { p = $2 }
 	$1 == "SUBLEVEL" { s = $2 } END { print v "." p "." s }' "$TMP/$top/Makefile")
 [[ $kv == "${SRCVER%%-*}" ]] || die "$TARBALL is Linux $kv, but linux-source-$LINE is $SRCVER"
-# Debian native version: the source's version, then the package's revision,
-# the number of commits that changed what the package is made of (and
-# ".local" for uncommitted changes), so that other content is another
-# version.
-REV=$(git -C "$REPO" rev-list --count HEAD -- "${INPUTS[@]}") || die "$REPO: not a git clone"
-[[ -z $(git -C "$REPO" status --porcelain -- "${INPUTS[@]}") ]] || REV+=.local
-PKGVER=${SRCVER//-/.}+nlc$REV
-MAINT=$(git -C "$REPO" log -1 --format='%an <%ae>' -- "${INPUTS[@]}")
-export SOURCE_DATE_EPOCH
-SOURCE_DATE_EPOCH=$(git -C "$REPO" log -1 --format=%ct)
 
 # ------------------------------------------------------- sources, patched --
 n=0
@@ -141,14 +143,17 @@ done <"$REPO/patches/$LINE/series"
 ((n > 0)) || die "no patch of patches/$LINE/series touches fs/fat"
 # git apply skips what --include leaves out (and, inside a git work tree,
 # paths outside it): check that fs/fat changed as the series says.
-if ! grep -q 'fat_short_name_match' "$TMP/$top/fs/fat/dir.c" ||
-	! grep -q 'nolongcreate' "$TMP/$top/fs/fat/inode.c" "$TMP/$top/fs/fat/namei_vfat.c"; then
-	die "fs/fat was not patched (fat_short_name_match or nolongcreate missing)"
-fi
+grep -q 'fat_short_name_match' "$TMP/$top/fs/fat/dir.c" ||
+	die "fs/fat/dir.c was not patched (no fat_short_name_match)"
+for f in inode.c namei_vfat.c; do
+	grep -q 'nolongcreate' "$TMP/$top/fs/fat/$f" || die "fs/fat/$f was not patched (no nolongcreate)"
+done
 # Kbuild.in lists fs/fat/Makefile's objects: they must still be these.
 for m in fat vfat msdos; do
-	want=$(sed -n "s/^$m-y[[:space:]]*[:+]*=[[:space:]]*//p" "$TMP/$top/fs/fat/Makefile" | tr ' ' '\n' | grep . | sort | paste -sd' ')
-	have=$(sed -n "s/^$m-y[[:space:]]*:=[[:space:]]*//p" "$REPO/dkms/Kbuild.in" | tr ' ' '\n' | grep -v _version | grep . | sort | paste -sd' ')
+	want=$(awk -v m="$m-y" '$1 == m && ($2 == ":=" || $2 == "+=" || $2 == "=") { for (i = 3; i <= NF; i++) print $i }' \
+		"$TMP/$top/fs/fat/Makefile" | sort | paste -sd' ')
+	have=$(awk -v m="$m-y" '$1 == m && $2 == ":=" { for (i = 3; i <= NF; i++) if ($i !~ /_version/) print $i }' \
+		"$REPO/dkms/Kbuild.in" | sort | paste -sd' ')
 	[[ $want == "$have" ]] || die "dkms/Kbuild.in: $m-y is '$have', fs/fat/Makefile has '$want'"
 done
 
@@ -159,10 +164,11 @@ for f in "$TMP/$top"/fs/fat/*.[ch]; do
 	cp "$f" "$pkg/src/"
 done
 cp "$REPO"/dkms/{Makefile,fat_version.c,vfat_version.c,msdos_version.c} "$pkg/src/"
+sed_repl() { printf '%s' "$1" | sed -e 's/[\\&|]/\\&/g'; }
 subst() {
 	sed -e "s|@PKG_VERSION@|$PKGVER|g" -e "s|@KERNEL_VERSION@|$kv|g" \
 		-e "s|@SOURCE_VERSION@|$SRCVER|g" -e "s|@KABI@|$KABI|g" \
-		-e "s|@KABI_RE@|${KABI//./\\\\.}|g" -e "s|@MAINTAINER@|$MAINT|g" "$1"
+		-e "s|@KABI_RE@|${KABI//./\\\\.}|g" -e "s|@MAINTAINER@|$(sed_repl "$MAINT")|g" "$1"
 }
 subst "$REPO/dkms/Kbuild.in" >"$pkg/src/Kbuild"
 subst "$REPO/dkms/dkms.conf.in" >"$pkg/src/dkms.conf"
@@ -193,11 +199,11 @@ rm -f "$OUT"/vfat-nolongcreate-dkms_* "$OUT/package.key"
 cp "$TMP"/vfat-nolongcreate-dkms_"$PKGVER"* "$OUT/"
 cp "$TMP/lintian.txt" "$TMP/build.log" "$OUT/"
 {
-	echo "PKGVER=$PKGVER"
-	echo "KABI=$KABI"
-	echo "SRCVER=$SRCVER"
-	echo "KERNEL_VERSION=$kv"
-	echo "DEB=$OUT/$deb"
+	printf 'PKGVER=%q\n' "$PKGVER"
+	printf 'KABI=%q\n' "$KABI"
+	printf 'SRCVER=%q\n' "$SRCVER"
+	printf 'KERNEL_VERSION=%q\n' "$kv"
+	printf 'DEB=%q\n' "$OUT/$deb"
 } >"$OUT/package.env"
 printf '%s\n' "$key" >"$OUT/package.key"
 echo "$PROG: linux-source-$LINE $SRCVER (Linux $kv), $n patches on fs/fat, for linux-image-$KABI-*"

@@ -47,7 +47,6 @@ step "package (scripts/mkdeb.sh)"
 # shellcheck source=/dev/null
 . "$CACHE/deb/package.env" # PKGVER KABI SRCVER KERNEL_VERSION DEB
 KREL=$KABI-amd64
-echo "$DEB"
 
 # ------------------------------------------------------------ distro debs --
 D=$CACHE/distro/${KABI}_$SRCVER
@@ -86,6 +85,7 @@ STOCK=$ROOT/lib/modules/$KREL
 rm -rf "$WORK"
 mkdir -p "$WORK"
 declare -A built=()
+expect= # "fat=SRCVERSION ...": what the guest must find loaded
 # dkms sources /etc/dkms/framework.conf*, whose signing settings win over
 # the environment's (the trees come from the command line, after it): a
 # key set there would be made or used in the host's /var/lib/dkms.
@@ -95,33 +95,33 @@ if cat /etc/dkms/framework.conf /etc/dkms/framework.conf.d/*.conf 2>/dev/null | 
 	die "/etc/dkms/framework.conf* sets the module signing key: the scratch build would not be scratch"
 fi
 host_dkms_before=$(ls -la /var/lib/dkms 2>&1 || true)
-{
-	step "dkms build -m vfat-nolongcreate -v $PKGVER -k $KREL (scratch trees)"
-	dpkg-deb -x "$DEB" "$WORK/pkgroot"
-	mkdir -p "$WORK/dkms" "$WORK/install" "$CACHE/distro/mok"
-	# A scratch signing key: dkms would otherwise make /var/lib/dkms/mok.*
-	sign_file=$ROOT/usr/lib/linux-kbuild-$LINE/scripts/sign-file \
-		mok_signing_key=$CACHE/distro/mok/mok.key \
-		mok_certificate=$CACHE/distro/mok/mok.pub \
-		dkms build -m vfat-nolongcreate -v "$PKGVER" -k "$KREL" \
-		--dkmstree "$WORK/dkms" --sourcetree "$WORK/pkgroot/usr/src" \
-		--installtree "$WORK/install" --kernelsourcedir "$HDRS" ||
-		{
-			tail -n 30 "$WORK/dkms/vfat-nolongcreate/$PKGVER/build/make.log" >&2 2>/dev/null
-			die "dkms build failed"
-		}
-	[[ $(ls -la /var/lib/dkms 2>&1 || true) == "$host_dkms_before" ]] ||
-		die "dkms build changed the host's /var/lib/dkms"
-	for m in fat vfat msdos; do
-		f=$(ls "$WORK/dkms/vfat-nolongcreate/$PKGVER/$KREL/x86_64/module/$m.ko"*) ||
-			die "dkms build made no $m.ko"
-		[[ $f == *.ko ]] || die "dkms built $f: compressed modules are not expected here"
-		[[ $(modinfo -F vermagic "$f") == "$(modinfo -F vermagic "$(find "$STOCK/kernel/fs/fat" -name "$m.ko")")" ]] ||
-			die "$m.ko: vermagic differs from the stock module's"
-		built[$m]=$f
-		echo "  $m.ko: version $(modinfo -F version "$f"), srcversion $(modinfo -F srcversion "$f"), signer: $(modinfo -F signer "$f")"
-	done
-}
+step "dkms build -m vfat-nolongcreate -v $PKGVER -k $KREL (scratch trees)"
+dpkg-deb -x "$DEB" "$WORK/pkgroot"
+mkdir -p "$WORK/dkms" "$WORK/install" "$CACHE/distro/mok"
+# A scratch signing key: dkms would otherwise make /var/lib/dkms/mok.*
+sign_file=$ROOT/usr/lib/linux-kbuild-$LINE/scripts/sign-file \
+	mok_signing_key=$CACHE/distro/mok/mok.key \
+	mok_certificate=$CACHE/distro/mok/mok.pub \
+	dkms build -m vfat-nolongcreate -v "$PKGVER" -k "$KREL" \
+	--dkmstree "$WORK/dkms" --sourcetree "$WORK/pkgroot/usr/src" \
+	--installtree "$WORK/install" --kernelsourcedir "$HDRS" ||
+	{
+		tail -n 30 "$WORK/dkms/vfat-nolongcreate/$PKGVER/build/make.log" >&2 2>/dev/null
+		die "dkms build failed"
+	}
+[[ $(ls -la /var/lib/dkms 2>&1 || true) == "$host_dkms_before" ]] ||
+	die "dkms build changed the host's /var/lib/dkms"
+for m in fat vfat msdos; do
+	f=$(ls "$WORK/dkms/vfat-nolongcreate/$PKGVER/$KREL/x86_64/module/$m.ko"*) ||
+		die "dkms build made no $m.ko"
+	[[ $f == *.ko ]] || die "dkms built $f: compressed modules are not expected here"
+	[[ $(modinfo -F vermagic "$f") == "$(modinfo -F vermagic "$(find "$STOCK/kernel/fs/fat" -name "$m.ko")")" ]] ||
+		die "$m.ko: vermagic differs from the stock module's"
+	built[$m]=$f
+	srcversion=$(modinfo -F srcversion "$f")
+	expect+="$m=$srcversion "
+	echo "  $m.ko: version $(modinfo -F version "$f"), srcversion $srcversion, signer: $(modinfo -F signer "$f")"
+done
 
 # -------------------------------------------------------- module tree ----
 step "modules for the guest: $LOAD"
@@ -140,10 +140,6 @@ if [[ $NO_DKMS == 0 ]]; then
 fi
 mkdir -p "$WORK/depmod.d" # not the host's /etc/depmod.d
 depmod -C "$WORK/depmod.d" -b "$WORK/modroot/usr" "$KREL" || die "depmod failed"
-expect=
-for m in fat vfat msdos; do
-	[[ -n ${built[$m]:-} ]] && expect+="$m=$(modinfo -F srcversion "${built[$m]}") "
-done
 {
 	printf 'KREL=%q\n' "$KREL"
 	printf 'KABI=%q\n' "$KABI"

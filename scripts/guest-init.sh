@@ -16,8 +16,8 @@
 # qemu-run.sh --test) and exports their KSELFTEST_<PROG>_ARGS; with
 # --distro-kernel also DISTRO_LOAD (modules to modprobe) and DISTRO_EXPECT
 # ("fat=SRCVERSION ...": the DKMS-built modules that must be the ones
-# loaded; with --no-dkms they are not in the initramfs, so this fails).  /etc/runner/guest-cmd.sh is the optional
-# --guest-cmd.  Further jobs (a future --run PROGRAM) can follow the
+# loaded; with --no-dkms they are not in the initramfs, so this fails).
+# /etc/runner/guest-cmd.sh is the optional --guest-cmd.  Further jobs (a future --run PROGRAM) can follow the
 # guest-cmd pattern: run, capture to a file, send_section it.
 
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin

@@ -109,16 +109,20 @@ if [[ $REUSE == 1 && -f $OUT/package.env && $(cat "$OUT/package.key" 2>/dev/null
 		exit 0
 	fi
 fi
+# Has apt a version of package $1 that is linux-source's version?
+of_source_version() {
+	apt-cache madison "$1" | awk -F'|' '{gsub(/ /, "", $2); print $2}' | grep -qxF "$SRCVER"
+}
 if [[ -z $KABI ]]; then
 	# The linux-image-6.1.0-N-amd64 built from this very source version.
 	for p in $(apt-cache search --names-only '^linux-image-6\.1\.0-[0-9]+-amd64$' | cut -d' ' -f1); do
-		if apt-cache madison "$p" | awk -F'|' '{gsub(/ /, "", $2); print $2}' | grep -qxF "$SRCVER"; then
+		if of_source_version "$p"; then
 			KABI=${p#linux-image-}
 			KABI=${KABI%-amd64}
 		fi
 	done
 	[[ -n $KABI ]] || die "no linux-image-6.1.0-N-amd64 of version $SRCVER in apt's lists: run apt-get update, or upgrade linux-source-$LINE to the version of the current kernel packages"
-elif ! apt-cache madison "linux-image-$KABI-amd64" | awk -F'|' '{gsub(/ /, "", $2); print $2}' | grep -qxF "$SRCVER"; then
+elif ! of_source_version "linux-image-$KABI-amd64"; then
 	die "--abi $KABI: linux-image-$KABI-amd64 is not of linux-source-$LINE's version $SRCVER"
 fi
 

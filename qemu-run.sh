@@ -40,6 +40,7 @@ NO_SUITE=0
 DISTRO=0
 NO_DKMS=0
 LINE_SET=0
+WITHOUT=
 MEM=1G
 SMP=2,sockets=2,cores=1,threads=1  # one CPU per socket, as the firmware's MP table lists packages
 # qboot, not SeaBIOS: it jumps straight to the kernel (the first kernel line
@@ -84,6 +85,11 @@ Options:
   --no-dkms                with --distro-kernel: build the DKMS modules but
                            leave them out (the stock ones load: the guest's
                            srcversion check fails and every case skips)
+  --without PATCH          the series without one patch, e.g. the baseline of a
+                           benchmark: PATCH is a file name of patches/LINE/series,
+                           with or without its number (--without
+                           fat-show-plain-ASCII-8.3-names); kept apart in the
+                           cache as config <config>-without-NNNN
   --kernel-only            build kernel and selftests, do not boot
   --check-series           only apply patches/series to the pristine tree,
                            check selftests/ against it and run the tree's
@@ -142,6 +148,7 @@ while [[ $# -gt 0 ]]; do
 	--kernel-only) MODE=kernel-only; shift ;;
 	--distro-kernel) DISTRO=1; shift ;;
 	--no-dkms) NO_DKMS=1; shift ;;
+	--without) need_arg "$@"; WITHOUT=$2; shift 2 ;;
 	--check-series) MODE=check-series; shift ;;
 	--no-build) NO_BUILD=1; shift ;;
 	--guest-cmd) need_arg "$@"; GUEST_CMD=$2; shift 2 ;;
@@ -179,6 +186,7 @@ if [[ $DISTRO == 1 ]]; then
 	[[ ${#CONFIGS[@]} -gt 0 ]] && die_usage "--distro-kernel takes Debian's config: no --config"
 	[[ $MODE == check-series ]] && die_usage "--distro-kernel and --check-series do not mix"
 	[[ $NO_BUILD == 1 ]] && die_usage "--distro-kernel builds nothing big: no --no-build"
+	[[ -n $WITHOUT ]] && die_usage "--distro-kernel takes the whole series: no --without"
 elif [[ $NO_DKMS == 1 ]]; then
 	die_usage "--no-dkms goes with --distro-kernel"
 fi
@@ -208,6 +216,17 @@ fi
 if [[ $DISTRO == 1 ]]; then
 	CFGNAME=distro
 	[[ $NO_DKMS == 1 ]] && CFGNAME=distro-stock
+fi
+# --without: the one entry of the series it names, and a config name of its own
+WITHOUT_FILE=
+if [[ -n $WITHOUT ]]; then
+	[[ $MODE == check-series ]] && die_usage "--without and --check-series do not mix"
+	mapfile -t _m < <(sed 's/#.*//; s/[[:space:]]//g; /^$/d' "$PATCHDIR/series" |
+		awk -v w="$WITHOUT" '$0 == w || index($0, w) == 1 || index(substr($0, 6), w) == 1')
+	[[ ${#_m[@]} -eq 1 ]] ||
+		die_usage "--without $WITHOUT matches ${#_m[@]} patches of patches/$LINE/series, not one"
+	WITHOUT_FILE=${_m[0]}
+	CFGNAME+=-without-${WITHOUT_FILE%%-*}
 fi
 
 mkdir -p "$CACHE"
@@ -334,7 +353,7 @@ series_patches() {
 	while IFS= read -r line || [[ -n $line ]]; do
 		line=${line%%#*}
 		line=${line//[[:space:]]/}
-		[[ -z $line ]] && continue
+		[[ -z $line || $line == "$WITHOUT_FILE" ]] && continue
 		printf '%s\n' "$PATCHDIR/$line"
 	done <"$series"
 }

@@ -1,44 +1,34 @@
 # SPDX-License-Identifier: GPL-2.0
 # gnuplot script for bench/run-bench.sh:
 #   gnuplot -e "datafile='plot.dat'; outfile='plot.png'; subtitle='...'" bench/plot.gp
-# plot.dat (written by nlc-bench in the guest): one block per (name set, mount),
-# index 0-2 lower-case names (default, nolongcreate, msdos), 3-5 upper-case;
-# columns: N create lookup readdir unlink bytes_per_entry (times: median us/op).
+# plot.dat (nlc-bench --report): index 0 lower-case, 1 upper-case names:
+# N, then for create lookup readdir unlink the ratio nolongcreate / msdos
+# without the fast path and with it; index 2: N, then for each op the
+# ratio with / without of nolongcreate (upper-case names) and of default
+# vfat in a directory of long names.
 if (!exists("datafile")) datafile = 'plot.dat'
 if (!exists("outfile")) outfile = 'plot.png'
 if (!exists("subtitle")) subtitle = ''
-set terminal pngcairo size 1500,950 font ",10"
+set terminal pngcairo size 1650,560 font ",10"
 set output outfile
-set multiplot layout 2,3 title "vfat nolongcreate vs default vfat vs msdos (QEMU TCG guest; medians over rounds)\n".subtitle
+set multiplot layout 1,3 title "vfat 8.3 fast path (QEMU TCG guest; medians of per-round ratios)\n".subtitle
 set key top left font ",8"
 set grid
 set xlabel "files in the directory (N)"
-set style line 1 lc rgb "#1f77b4" lw 2 pt 7 dt 1
-set style line 2 lc rgb "#d62728" lw 2 pt 5 dt 1
-set style line 3 lc rgb "#2ca02c" lw 2 pt 9 dt 1
-set style line 4 lc rgb "#1f77b4" lw 2 pt 6 dt 2
-set style line 5 lc rgb "#d62728" lw 2 pt 4 dt 2
-set style line 6 lc rgb "#2ca02c" lw 2 pt 8 dt 2
-names = "default nolongcreate msdos"
-t(i) = (i < 3 ? "lower " : "UPPER ").word(names, i % 3 + 1)
-do for [c in "2 3 4 5"] {
-	col = int(c)
-	set title word("create lookup(cold) readdir unlink", col - 1)." time per ".(col == 4 ? "entry" : "operation")
-	set ylabel "microseconds"
-	plot for [i=0:5] datafile index i using 1:col with linespoints ls (i+1) title t(i)
-}
-set title "directory bytes per entry (raw image)"
-set ylabel "bytes"
-set yrange [0:80]
-plot for [i=0:5] datafile index i using 1:6 with linespoints ls (i+1) title t(i)
-set yrange [*:*]
-set title "time ratio nolongcreate / default (solid), nolongcreate / msdos (dashed)"
-set ylabel "ratio (medians)"
 set logscale y 2
-set yrange [0.25:16]
 opn = "create lookup readdir unlink"
-plot for [k=1:4] datafile index 6 using 1:(column(k+1)) with linespoints lw 2 lc k dt 1 title "lower ".word(opn, k)." / default", \
-     for [k=1:4] datafile index 6 using 1:(column(k+5)) with linespoints lw 2 lc k dt 2 title "lower ".word(opn, k)." / msdos", \
+do for [set in "0 1"] {
+	s = int(set)
+	set title (s == 0 ? "lower-case" : "UPPER-CASE")." names: nolongcreate / msdos"
+	set ylabel "time ratio"
+	set yrange [0.25:32]
+	plot for [k=1:4] datafile index s using 1:(column(2*k)) with linespoints lw 2 lc k dt 2 pt 4 title word(opn, k)." without", \
+	     for [k=1:4] datafile index s using 1:(column(2*k+1)) with linespoints lw 2 lc k dt 1 pt 7 title word(opn, k)." with", \
+	     1 with lines lc rgb "black" dt 3 notitle, 1.5 with lines lc rgb "gray" dt 3 title "1.5"
+}
+set title "with / without the fast path"
+set yrange [0.0625:2]
+plot for [k=1:4] datafile index 2 using 1:(column(2*k)) with linespoints lw 2 lc k dt 1 pt 7 title "nolongcreate UPPER ".word(opn, k), \
+     for [k=1:4] datafile index 2 using 1:(column(2*k+1)) with linespoints lw 2 lc k dt 2 pt 4 title "default, long names ".word(opn, k), \
      1 with lines lc rgb "black" dt 3 notitle
-unset logscale y
 unset multiplot

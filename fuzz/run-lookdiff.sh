@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run-lookdiff.sh [--count N] [--seed S] [--per-batch L] [--kernel LINE] [qemu-run.sh options...]
+#
+# The lookup differential test of the 8.3 fast path (patch $FAST): boots
+# the kernel of the whole series and the same series without that patch
+# (qemu-run.sh --without), each running nlc-lookdiff (fuzz/lookdiff.c) with
+# the same seed and count: random raw 8.3 entries, random mount
+# configurations, N cold lookups.  The two outputs must agree batch by
+# batch (a hash over each batch's listing and every lookup's answer);
+# at the first batch that differs both kernels are booted again on that
+# batch alone, verbosely, and the differing lookups are shown.  The run
+# must also not pass vacuously: every lookup made, some found, some of
+# those through entries the fast path shows and some through entries it
+# leaves to the old path, some names with non-ASCII bytes.
+# Without --seed a random seed is drawn and printed.  Exit status 0: no
+# disagreement; 1: a disagreement or a failed run.
+set -euo pipefail
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CACHE=${XDG_CACHE_HOME:-${HOME:-$(cd ~ && pwd)}/.cache}/vfat-nolongcreate
+FAST=fat-show-plain-ASCII-8.3-names
+COUNT=100000 SEED='' PER=100
+QARGS=()
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	--count) COUNT=$2; shift 2 ;;
+	--seed) SEED=$2; shift 2 ;;
+	--per-batch) PER=$2; shift 2 ;;
+	--cache) CACHE=$2; QARGS+=("$1" "$2"); shift 2 ;;
+	*) QARGS+=("$1"); shift ;;
+	esac
+done
+[[ -n $SEED ]] || SEED=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
+OUT=$CACHE/lookdiff
+mkdir -p "$OUT"
+"$REPO/fuzz/build-static.sh" "$OUT/bin"
+ARGS="--seed $SEED --count $COUNT --per-batch $PER"
+REPRO="$0 $ARGS${QARGS[*]:+ ${QARGS[*]}}"
+echo "=== nlc-lookdiff $ARGS, kernel with and without $FAST"
+
+# guest KERNEL TAG NLC-ARGS: boot, keep the guest job's output in $OUT/TAG.txt
+guest() {
+	local args=() rc=0 t=$SECONDS
+	[[ $1 == without ]] && args=(--without "$FAST")
+	# ~400 cold lookups/s under TCG on a 2-core host; allow for 4x slower
+	"$REPO/qemu-run.sh" "${args[@]}" --no-suite --timeout $((600 + COUNT / 100)) \
+		--run "$OUT/bin/nlc-lookdiff $3" "${QARGS[@]}" >"$OUT/$2.log" 2>&1 || rc=$?
+	sed -n '/^--- guest command output/,/^--- end of guest command output/p' "$OUT/$2.log" |
+		tr -d '\r' | grep -E '^(BATCH|TOTAL|LIST|LOOKUP) ' >"$OUT/$2.txt" || true
+	if [[ $rc != 0 ]] || ! grep -q '^TOTAL ' "$OUT/$2.txt"; then
+		tail -n 30 "$OUT/$2.log" >&2
+		echo "run-lookdiff.sh: the $1 kernel's run failed (qemu-run.sh exit $rc; log $OUT/$2.log)" >&2
+		echo "reproduce: $REPRO" >&2
+		exit 1
+	fi
+	echo "  $1: $(grep '^TOTAL ' "$OUT/$2.txt") (boot and all: $((SECONDS - t)) s)"
+}
+guest with with "$ARGS"
+guest without without "$ARGS"
+
+total() { # FILE FIELD
+	sed -n "s/^TOTAL .*\\<$2=\\([0-9]*\\).*/\\1/p" "$1"
+}
+batches=$(grep -c '^BATCH ' "$OUT/with.txt")
+first=$(diff <(grep '^BATCH ' "$OUT/with.txt") <(grep '^BATCH ' "$OUT/without.txt") |
+	sed -n 's/^[<>] BATCH \([0-9]*\) .*/\1/p' | head -n 1)
+lookups=$(total "$OUT/with.txt" lookups)
+if [[ -n $first ]]; then
+	ndiff=$(diff <(grep '^BATCH ' "$OUT/with.txt") <(grep '^BATCH ' "$OUT/without.txt") | grep -c '^<' || true)
+	echo "DISAGREEMENT: $ndiff of $batches batches differ; the first is batch $first:"
+	grep "^BATCH $first " "$OUT/with.txt" | sed 's/^/  with:    /'
+	grep "^BATCH $first " "$OUT/without.txt" | sed 's/^/  without: /'
+	guest with "with-$first" "$ARGS --only-batch $first --verbose"
+	guest without "without-$first" "$ARGS --only-batch $first --verbose"
+	echo "  lines that differ (< with, > without; names in hex, answer: size = entry, or -errno):"
+	diff "$OUT/with-$first.txt" "$OUT/without-$first.txt" | grep '^[<>]' | head -n 40 | sed 's/^/  /'
+	echo "run-lookdiff.sh: FAILED; reproduce: $REPRO" >&2
+	exit 1
+fi
+# not vacuous
+fail=()
+[[ $lookups == "$(total "$OUT/without.txt" lookups)" && $lookups -ge $COUNT ]] ||
+	fail+=("lookups: $lookups, want $COUNT on both kernels")
+found=$(total "$OUT/with.txt" found) plain=$(total "$OUT/with.txt" found_plain)
+other=$(total "$OUT/with.txt" found_other) nonascii=$(total "$OUT/with.txt" nonascii)
+mfail=$(total "$OUT/with.txt" mount_fail)
+((found * 10 >= lookups)) || fail+=("only $found of $lookups lookups found an entry")
+((plain * 20 >= lookups)) || fail+=("only $plain lookups found an entry the fast path shows")
+((other * 50 >= lookups)) || fail+=("only $other lookups found an entry the old path shows")
+((nonascii * 20 >= lookups)) || fail+=("only $nonascii names with a byte >= 0x80")
+((mfail * 10 <= batches)) || fail+=("$mfail of $batches mounts failed")
+if [[ ${#fail[@]} -gt 0 ]]; then
+	printf 'run-lookdiff.sh: vacuous run: %s\n' "${fail[@]}" >&2
+	echo "reproduce: $REPRO" >&2
+	exit 1
+fi
+echo "lookdiff: 0 disagreements in $lookups cold lookups ($batches batches, seed $SEED): found $found ($plain through entries the fast path shows, $other through the old path), $nonascii names with bytes >= 0x80, $mfail mounts refused"

@@ -11,7 +11,7 @@
 ARGS ?=
 
 .PHONY: help check check-series shellcheck run debug default-on shell bench fuzz fuzz-short \
-	deb deb-check distro
+	lookdiff lookdiff-short deb deb-check distro
 
 help:
 	@echo 'make check         on both kernel lines (6.1, 6.12): series hygiene (git am,'
@@ -24,11 +24,16 @@ help:
 	@echo 'make debug         ./qemu-run.sh --config debug (KASAN, lockdep, UBSAN)'
 	@echo 'make default-on    ./qemu-run.sh --config default-on'
 	@echo 'make shell         boot the patched kernel into an interactive shell'
-	@echo 'make bench         benchmark nolongcreate vs default vfat vs msdos in QEMU'
-	@echo '                   (bench/results.md, bench/plot.png; ~15 min)'
+	@echo 'make bench         benchmark nolongcreate vs default vfat vs msdos in QEMU,'
+	@echo '                   on the kernel with the 8.3 fast path (patch 0007) and'
+	@echo '                   without it (bench/results.md, bench/plot.png; ~35 min)'
 	@echo 'make fuzz          differential test kernel vs model, 100000 names, random'
 	@echo '                   seed (FUZZ_ARGS="--seed N --count N" to reproduce)'
 	@echo 'make fuzz-short    the same, 5000 names, seed 1 (also part of make check)'
+	@echo 'make lookdiff      differential test of the 8.3 fast path (patch 0007): the'
+	@echo '                   kernel with it vs without it, 100000 cold lookups of random'
+	@echo '                   raw 8.3 entries, random seed (FUZZ_ARGS="--seed N --count N")'
+	@echo 'make lookdiff-short the same, 2000 lookups, seed 1 (also part of make check)'
 	@echo 'make deb           the DKMS package from patches/6.1/series (scripts/mkdeb.sh;'
 	@echo '                   the .deb goes to <cache>/deb)'
 	@echo 'make distro        the suite on Debian'"'"'s own kernel with the DKMS modules'
@@ -78,3 +83,9 @@ fuzz:
 
 fuzz-short:
 	./fuzz/run-fuzz.sh --count 5000 --seed 1 $(FUZZ_ARGS) $(ARGS)
+
+lookdiff:
+	./fuzz/run-lookdiff.sh --count 100000 $(FUZZ_ARGS) $(ARGS)
+
+lookdiff-short:
+	./fuzz/run-lookdiff.sh --count 2000 --seed 1 $(FUZZ_ARGS) $(ARGS)

@@ -13,6 +13,8 @@
 #   3. ./qemu-run.sh --kernel LINE with the normal (plus 5000 nlc-fuzz
 #      names), debug and default-on configs; on 6.12 also the kcsan config
 #      (KCSAN; only the remount-toggle race test, see KCSAN_TESTS below);
+#      after the normal config, 2000 cold lookups of fuzz/run-lookdiff.sh
+#      (the kernel with the 8.3 fast path against the one without);
 #   4. with the 6.1 line, Debian's own kernel: ./qemu-run.sh --distro-kernel
 #      (the suite on linux-image-6.1.0-N-amd64 with the DKMS-built modules),
 #      its negative control --no-dkms (must fail: stock modules, every case
@@ -158,8 +160,26 @@ run_suite() {
 		"${label//$fuzz_dir\//}: $p passed, $f failed, $s skipped (exit $rc, $(elapsed "$t0"))"
 }
 
+# The lookup differential test of the 8.3 fast path (patch 0007; README
+# "Lookup differential test"): 2000 cold lookups, seed 1, on the kernel of
+# the whole series and on the series without that patch, counted as one
+# case per line.
+run_lookdiff() {
+	local kl=$1 t0=$SECONDS out
+	echo "=== fuzz/run-lookdiff.sh --kernel $kl --count 2000 --seed 1"
+	if out=$(fuzz/run-lookdiff.sh --kernel "$kl" --count 2000 --seed 1 "${QARGS[@]}" 2>&1); then
+		printf '%s\n' "$out"
+		count "$kl" 1 0 0
+		note ok "$kl: lookdiff: ${out##*lookdiff: } ($(elapsed "$t0"))"
+	else
+		printf '%s\n' "$out"
+		count "$kl" 0 1 0; note FAIL "$kl: lookdiff: fast path vs without it ($(elapsed "$t0"))"
+	fi
+}
+
 for kl in "${KLINES[@]}"; do
 	run_suite "$kl" normal "${fuzz_run[@]}"
+	run_lookdiff "$kl"
 	run_suite "$kl" debug
 	run_suite "$kl" default-on
 	if [[ $kl == "$KCSAN_LINE" ]]; then

@@ -13,7 +13,10 @@
 # batch alone, verbosely, and the differing lookups are shown.  The run
 # must also not pass vacuously: every lookup made, some found, some of
 # those through entries the fast path shows and some through entries it
-# leaves to the old path, some names with non-ASCII bytes.
+# leaves to the old path, some names with non-ASCII bytes, lookups on
+# FAT12, FAT16 and FAT32, in a root and in a subdirectory; and the
+# guest's probe must show that a lookup after drop_caches reads the
+# directory again (fat_search_long()), not the dcache.
 # Without --seed a random seed is drawn and printed.  Exit status 0: no
 # disagreement; 1: a disagreement or a failed run.
 set -euo pipefail
@@ -47,7 +50,7 @@ guest() {
 	"$REPO/qemu-run.sh" "${args[@]}" --no-suite --timeout $((600 + COUNT / 100)) \
 		--run "$OUT/bin/nlc-lookdiff $3" "${QARGS[@]}" >"$OUT/$2.log" 2>&1 || rc=$?
 	sed -n '/^--- guest command output/,/^--- end of guest command output/p' "$OUT/$2.log" |
-		tr -d '\r' | grep -E '^(BATCH|TOTAL|LIST|LOOKUP) ' >"$OUT/$2.txt" || true
+		tr -d '\r' | grep -E '^(BATCH|TOTAL|LIST|LOOKUP|PROBE) ' >"$OUT/$2.txt" || true
 	if [[ $rc != 0 ]] || ! grep -q '^TOTAL ' "$OUT/$2.txt"; then
 		tail -n 30 "$OUT/$2.log" >&2
 		echo "run-lookdiff.sh: the $1 kernel's run failed (qemu-run.sh exit $rc; log $OUT/$2.log)" >&2
@@ -55,6 +58,7 @@ guest() {
 		exit 1
 	fi
 	echo "  $1: $(grep '^TOTAL ' "$OUT/$2.txt") (boot and all: $((SECONDS - t)) s)"
+	echo "  $1: $(grep '^PROBE ' "$OUT/$2.txt")"
 }
 guest with with "$ARGS"
 guest without without "$ARGS"
@@ -80,8 +84,14 @@ if [[ -n $first ]]; then
 fi
 # not vacuous
 fail=()
-[[ $lookups == "$(total "$OUT/without.txt" lookups)" && $lookups -ge $COUNT ]] ||
-	fail+=("lookups: $lookups, want $COUNT on both kernels")
+# whole batches: --count rounded up to a multiple of --per-batch
+want=$(((COUNT + PER - 1) / PER * PER))
+[[ $lookups == "$(total "$OUT/without.txt" lookups)" && $lookups == "$want" ]] ||
+	fail+=("lookups: $lookups, want $want on both kernels")
+for f in with without; do
+	grep -q '^PROBE .*after drop_caches: No such file or directory' "$OUT/$f.txt" ||
+		fail+=("the $f kernel's probe did not show lookups after drop_caches reading the directory")
+done
 found=$(total "$OUT/with.txt" found) plain=$(total "$OUT/with.txt" found_plain)
 other=$(total "$OUT/with.txt" found_other) nonascii=$(total "$OUT/with.txt" nonascii)
 mfail=$(total "$OUT/with.txt" mount_fail)
@@ -90,9 +100,16 @@ mfail=$(total "$OUT/with.txt" mount_fail)
 ((other * 50 >= lookups)) || fail+=("only $other lookups found an entry the old path shows")
 ((nonascii * 20 >= lookups)) || fail+=("only $nonascii names with a byte >= 0x80")
 ((mfail * 10 <= batches)) || fail+=("$mfail of $batches mounts failed")
+for f in fat12 fat16 fat32 in_sub; do
+	(($(total "$OUT/with.txt" $f) > 0)) || fail+=("no lookup in a $f directory")
+done
+(($(total "$OUT/with.txt" in_sub) < lookups)) || fail+=("no lookup in a root directory")
 if [[ ${#fail[@]} -gt 0 ]]; then
 	printf 'run-lookdiff.sh: vacuous run: %s\n' "${fail[@]}" >&2
 	echo "reproduce: $REPRO" >&2
 	exit 1
 fi
-echo "lookdiff: 0 disagreements in $lookups cold lookups ($batches batches, seed $SEED): found $found ($plain through entries the fast path shows, $other through the old path), $nonascii names with bytes >= 0x80, $mfail mounts refused"
+for f in with without; do
+	echo "  $f: drop_caches took $(sed -n 's/^TOTAL .*drop_caches_s=\([0-9.]*\).*/\1/p' "$OUT/$f.txt") s and the lookups $(sed -n 's/^TOTAL .*lookup_s=\([0-9.]*\).*/\1/p' "$OUT/$f.txt") s of $(sed -n 's/^TOTAL .*seconds=\([0-9.]*\).*/\1/p' "$OUT/$f.txt") s"
+done
+echo "lookdiff: 0 disagreements in $lookups cold lookups ($batches batches, seed $SEED): found $found ($plain through entries the fast path shows, $other through the old path), $nonascii names with bytes >= 0x80, $mfail mounts refused; lookups in FAT12/16/32 $(total "$OUT/with.txt" fat12)/$(total "$OUT/with.txt" fat16)/$(total "$OUT/with.txt" fat32), in a subdirectory $(total "$OUT/with.txt" in_sub)"

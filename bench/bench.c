@@ -401,7 +401,7 @@ static void report(void)
 	printf("Guest: QEMU TCG (emulated CPU), one FAT32 image (4 KiB clusters) per cell on tmpfs via a loop device. "
 	       "Kernels: **with** the 8.3 fast path (%s, %d boots, %.0f s of guest time) and **without** it "
 	       "(the same series less that patch; %s, %d boots, %.0f s), booted alternately, one round per boot; "
-	       "in each boot the mounts alternate default/nolongcreate/msdos. Timer: the guest's TSC.\n\n",
+	       "in each boot the mounts run in a fixed order: default, nolongcreate, msdos. Timer: the guest's TSC.\n\n",
 	       release[K_WITH], nboots[K_WITH], guest_s[K_WITH],
 	       release[K_WITHOUT], nboots[K_WITHOUT], guest_s[K_WITHOUT]);
 	printf("Create: all N files into a new directory, per file. Lookup: stat by name after a remount (cold dentry "

@@ -55,7 +55,8 @@ start=$SECONDS
 : >"$OUT/raw.txt"
 boots=0
 boot() { # KERNEL ROUND SIZES SETS
-	local k=$1 args=() log=$OUT/qemu-run-$1-$2-$3.log rc=0 t=$SECONDS
+	local k=$1 args=() log=$OUT/qemu-run-$1-$2-$3.log rc=0 t=$SECONDS runs
+	runs=$(grep -c '^RUN ' "$OUT/raw.txt" || true)
 	[[ $k == without ]] && args=(--without "$FAST")
 	"$REPO/qemu-run.sh" --no-build "${args[@]}" --no-suite --timeout 5400 \
 		--run "$OUT/bin/nlc-bench --kernel $k --round $2 --sizes $3 --sets $4" \
@@ -63,7 +64,9 @@ boot() { # KERNEL ROUND SIZES SETS
 	# qemu-run.sh prints the guest job's output between these lines
 	sed -n '/^--- guest command output/,/^--- end of guest command output/p' "$log" |
 		tr -d '\r' | grep -E '^(RAW|RUN) ' >>"$OUT/raw.txt" || true
-	if [[ $rc != 0 ]] || ! grep -q "^RUN kernel=$k round=$2 " "$OUT/raw.txt"; then
+	# this boot's own RUN line: one more than before it
+	if [[ $rc != 0 ]] || [[ $(grep -c "^RUN " "$OUT/raw.txt" || true) != $((runs + 1)) ]] ||
+		[[ $(grep '^RUN ' "$OUT/raw.txt" | tail -n 1) != "RUN kernel=$k round=$2 "* ]]; then
 		tail -n 40 "$log" >&2
 		echo "run-bench.sh: the $k boot of round $2 did not complete (qemu-run.sh exit $rc); log: $log" >&2
 		exit 1

@@ -528,7 +528,7 @@ static void drop_caches_once(void)
 /*
  * Written twice: a dentry used again since it went on the LRU has
  * DCACHE_REFERENCED, and the first pass only clears that (the probe
- * below shows one write leaving it in the dcache); the second frees it.
+ * below shows whether one write leaves it there); the second frees it.
  */
 static void drop_caches(void)
 {

@@ -217,11 +217,23 @@ if [[ $DISTRO == 1 ]]; then
 	CFGNAME=distro
 	[[ $NO_DKMS == 1 ]] && CFGNAME=distro-stock
 fi
+# Patch files named in patches/series, in order (absolute paths).
+series_patches() {
+	local series=$PATCHDIR/series line
+	[[ -f $series ]] || return 0
+	while IFS= read -r line || [[ -n $line ]]; do
+		line=${line%%#*}
+		line=${line//[[:space:]]/}
+		[[ -z $line || $line == "$WITHOUT_FILE" ]] && continue
+		printf '%s\n' "$PATCHDIR/$line"
+	done <"$series"
+}
+
 # --without: the one entry of the series it names, and a config name of its own
 WITHOUT_FILE=
 if [[ -n $WITHOUT ]]; then
 	[[ $MODE == check-series ]] && die_usage "--without and --check-series do not mix"
-	mapfile -t _m < <(sed 's/#.*//; s/[[:space:]]//g; /^$/d' "$PATCHDIR/series" |
+	mapfile -t _m < <(series_patches | sed 's|.*/||' |
 		awk -v w="$WITHOUT" '$0 == w || index($0, w) == 1 || index(substr($0, 6), w) == 1')
 	[[ ${#_m[@]} -eq 1 ]] ||
 		die_usage "--without $WITHOUT matches ${#_m[@]} patches of patches/$LINE/series, not one"
@@ -345,18 +357,6 @@ stage_deps() {
 git_s() { git -C "$SRC" -c user.name="vfat-nolongcreate runner" \
 	-c user.email=runner@vfat-nolongcreate.invalid -c advice.detachedHead=false \
 	-c gc.auto=0 "$@"; }
-
-# Patch files named in patches/series, in order (absolute paths).
-series_patches() {
-	local series=$PATCHDIR/series line
-	[[ -f $series ]] || return 0
-	while IFS= read -r line || [[ -n $line ]]; do
-		line=${line%%#*}
-		line=${line//[[:space:]]/}
-		[[ -z $line || $line == "$WITHOUT_FILE" ]] && continue
-		printf '%s\n' "$PATCHDIR/$line"
-	done <"$series"
-}
 
 ensure_pristine() {
 	local stamp want

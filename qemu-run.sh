@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # qemu-run.sh - build a Debian linux-source-<line> kernel (--kernel 6.1, the
-# default, or 6.12) with the patches in patches/<line>/series applied, build
+# default, 6.12, or 7.3, mainline) with the patches in patches/<line>/series applied, build
 # the kernel's filesystems/fat kselftests, boot
 # the kernel in QEMU (TCG by default) from a generated initramfs and run the
 # suite there.  Exit status 0 means: the guest reported success on its verdict
@@ -19,8 +19,10 @@ PROG=${0##*/}
 # ---------------------------------------------------------------- defaults --
 CACHE=${XDG_CACHE_HOME:-${HOME:-$(cd ~ && pwd)}/.cache}/vfat-nolongcreate
 # Kernel lines: Debian's linux-source-<line> packages, one patches/<line>/
-# each.  The first is the default.
-LINES=(6.1 6.12)
+# each.  The first is the default.  Lines 7.x are mainline: Debian ships
+# them in experimental or unstable, which scripts/mainline-source.sh reaches
+# without the host's apt sources.
+LINES=(6.1 6.12 7.3)
 LINE=${LINES[0]}
 TESTS=()
 TEST_ARGS=()
@@ -52,8 +54,10 @@ usage() {
 Usage: $PROG [OPTIONS]
 
 Build the patched kernel of one kernel line (patches/LINE/series applied to
-Debian's linux-source-LINE, /usr/src/linux-source-LINE.tar.xz, installed
-when missing), build the $SUITE kselftests with the kernel's selftest
+Debian's linux-source-LINE: /usr/src/linux-source-LINE.tar.xz, installed
+when missing; for the mainline line 7.3 the newest linux-source-7.3 of
+Debian's experimental or unstable, fetched into the cache by
+scripts/mainline-source.sh), build the $SUITE kselftests with the kernel's selftest
 build, boot the kernel in QEMU and run the suite.  Prints the suite's TAP and a final line
 "N passed, N failed, N skipped".  Exit status: 0 all passed, 1 failure (patch,
 config, build, test, kernel splat, guest hang), 2 usage error or missing
@@ -170,6 +174,8 @@ case $ACCEL in tcg | kvm | auto) ;; *) die_usage "--accel wants tcg, kvm or auto
 [[ " ${LINES[*]} " == *" $LINE "* ]] || die_usage "--kernel wants one of: ${LINES[*]} (not '$LINE')"
 [[ -f $REPO/patches/$LINE/series ]] || die_usage "no patches/$LINE/series for kernel line $LINE"
 PATCHDIR=$REPO/patches/$LINE
+MAINLINE=0
+[[ $LINE == 7.* ]] && MAINLINE=1
 TARBALL=${VFAT_KERNEL_TARBALL:-/usr/src/linux-source-$LINE.tar.xz}
 SRCPKG=linux-source-$LINE
 for t in "${TESTS[@]}"; do
@@ -316,8 +322,10 @@ DEPS=(
 	mawk:mawk diff:diffutils find:findutils sed:sed grep:grep rsync:rsync
 	/bin/busybox:busybox-static "$BIOS":qemu-system-data
 	/usr/include/gelf.h:libelf-dev /usr/include/openssl/ssl.h:libssl-dev
-	"$TARBALL":"$SRCPKG"
+	dpkg-deb:dpkg
 )
+# a mainline line's source is fetched by stage_source, not installed
+[[ $MAINLINE == 1 || -n ${VFAT_KERNEL_TARBALL:-} ]] || DEPS+=("$TARBALL":"$SRCPKG")
 
 stage_deps() {
 	stage_begin deps
@@ -359,8 +367,17 @@ git_s() { git -C "$SRC" -c user.name="vfat-nolongcreate runner" \
 	-c gc.auto=0 "$@"; }
 
 ensure_pristine() {
-	local stamp want
-	want="$(stat -c '%n %s %Y' "$TARBALL") $(dpkg-query -W -f '${Version}' "$SRCPKG" 2>/dev/null || true)"
+	local stamp want ver
+	if [[ $MAINLINE == 1 && -z ${VFAT_KERNEL_TARBALL:-} ]]; then
+		{ read -r TARBALL && read -r ver; } < <("$REPO/scripts/mainline-source.sh" "$CACHE" "$LINE" 2>>"$STAGE_LOG" ||
+			true)
+		grep '^mainline-source.sh: ' "$STAGE_LOG" | sed 's/^mainline-source.sh: /  /' >&2 || true
+		[[ -n ${ver:-} ]] || fail "no $SRCPKG from Debian's archive (scripts/mainline-source.sh)"
+	else
+		ver=$(dpkg-query -W -f '${Version}' "$SRCPKG" 2>/dev/null || true)
+	fi
+	SRCVER=$ver
+	want="$(stat -c '%n %s %Y' "$TARBALL") $ver"
 	stamp=$SRCROOT/pristine.stamp
 	if [[ -f $stamp && $(cat "$stamp") == "$want" && -d $SRC/.git ]] &&
 		git_s rev-parse -q --verify pristine >/dev/null; then
@@ -375,7 +392,6 @@ ensure_pristine() {
 	[[ -f $top/Makefile ]] || fail "no kernel tree in $TARBALL"
 	mv "$top" "$SRC"
 	rmdir "$SRCROOT/tmp"
-	local ver
 	ver=$(make -s -C "$SRC" kernelversion 2>/dev/null) || ver=unknown
 	run git -C "$SRC" init -q || fail "git init failed"
 	# The tree's .gitignore ignores /* and friends, hence -f.
@@ -432,7 +448,7 @@ stage_source() {
 				"(diff in the log; scripts/refresh-selftest-patch.sh --kernel $LINE)"
 		fi
 	fi
-	stage_end "(linux-source-$LINE $(make -s -C "$SRC" kernelversion 2>/dev/null || echo '?'), $n patch(es) applied)"
+	stage_end "(linux-source-$LINE ${SRCVER:-?}, Linux $(make -s -C "$SRC" kernelversion 2>/dev/null || echo '?'), $n patch(es) applied)"
 }
 
 # -------------------------------------------------------------- checkpatch ---

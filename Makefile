@@ -5,8 +5,8 @@
 # ${XDG_CACHE_HOME:-$HOME/.cache}/vfat-nolongcreate, never in the repo).
 #
 # Extra qemu-run.sh options for check/run/shell: make check ARGS='--jobs 2'
-# Kernel line: make run ARGS='--kernel 6.12' (default 6.1); make check does
-# both lines (ARGS='--kernel 6.12' restricts it to one).
+# Kernel line: make run ARGS='--kernel 6.12' (default 6.1; 7.3 is mainline);
+# make check does all three (ARGS='--kernel 6.12' restricts it to one).
 
 ARGS ?=
 
@@ -14,13 +14,14 @@ ARGS ?=
 	lookdiff lookdiff-short deb deb-check distro
 
 help:
-	@echo 'make check         on both kernel lines (6.1, 6.12): series hygiene (git am,'
-	@echo '                   checkpatch --strict, selftests/ vs patches/LINE/), shellcheck,'
-	@echo '                   fuzz model check + the fat kselftests in QEMU with the normal,'
-	@echo '                   debug and default-on configs; on 6.12 also the kcsan config;'
-	@echo '                   after the normal config make lookdiff-short; then make'
-	@echo '                   distro and make deb-check'
-	@echo 'make check-series  only the series hygiene part (both lines)'
+	@echo 'make check         on the three kernel lines (6.1, 6.12, 7.3 mainline): series'
+	@echo '                   hygiene (git am, checkpatch --strict, selftests/ vs'
+	@echo '                   patches/LINE/), shellcheck, fuzz model check + the fat'
+	@echo '                   kselftests in QEMU with the normal config, then debug on'
+	@echo '                   6.1 and 7.3, default-on on 7.3, kcsan on 6.12; after the'
+	@echo '                   normal config make lookdiff-short; then make distro and'
+	@echo '                   make deb-check'
+	@echo 'make check-series  only the series hygiene part (all lines)'
 	@echo 'make run           ./qemu-run.sh (normal config)'
 	@echo 'make debug         ./qemu-run.sh --config debug (KASAN, lockdep, UBSAN)'
 	@echo 'make default-on    ./qemu-run.sh --config default-on'
@@ -48,7 +49,7 @@ help:
 check:
 	./scripts/check.sh $(ARGS)
 
-KERNEL_LINES = 6.1 6.12
+KERNEL_LINES = 6.1 6.12 7.3
 
 check-series:
 	set -e; for l in $(KERNEL_LINES); do ./qemu-run.sh --kernel $$l --check-series $(ARGS); done

@@ -2,17 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # check.sh [--kernel LINE]... [qemu-run.sh options...] - everything
-# `make check` runs, for every kernel line (patches/LINE/series: 6.1 and
-# 6.12; --kernel restricts it):
+# `make check` runs, for every kernel line (patches/LINE/series: 6.1, 6.12
+# and 7.3, mainline; --kernel restricts it):
 #   1. series hygiene per line: patches/LINE/series applies with git am on
 #      that line's pristine tree, checkpatch.pl --strict is clean on every
 #      patch, selftests/ matches the patched tree (./qemu-run.sh --kernel
 #      LINE --check-series); shellcheck on the project's own shell scripts;
 #   2. the fuzz model's host check (fuzz/check-model.sh against each line's
 #      fs/nls tables) and the nlc-fuzz build;
-#   3. ./qemu-run.sh --kernel LINE with the normal (plus 5000 nlc-fuzz
-#      names), debug and default-on configs; on 6.12 also the kcsan config
-#      (KCSAN; only the remount-toggle race test, see KCSAN_TESTS below);
+#   3. ./qemu-run.sh --kernel LINE with the normal config (plus 5000
+#      nlc-fuzz names) and the line's EXTRA_CONFIGS below: debug on 6.1
+#      and 7.3, default-on on 7.3, kcsan on 6.12 (only the remount-toggle
+#      race test, see KCSAN_TESTS);
 #      after the normal config, 2000 cold lookups of fuzz/run-lookdiff.sh
 #      (the kernel with the 8.3 fast path against the one without);
 #   4. with the 6.1 line, Debian's own kernel: ./qemu-run.sh --distro-kernel
@@ -31,12 +32,17 @@ set -uo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$REPO" || exit 1
 
-# The KCSAN run: the line, and what of the suite it runs (qemu-run.sh
-# --test; empty: the whole suite).  Only the remount-toggle race test,
-# through the 6.12 harness's -t filter: the whole suite under KCSAN took
-# 2m01s of a 9m49s warm make check (target: under 8 min), this ~0m30s.
-# The whole suite: ./qemu-run.sh --kernel 6.12 --config kcsan
-KCSAN_LINE=6.12
+# The configs each line runs after normal (and lookdiff).  The lines' fs/fat
+# changes differ only in context, so with three lines in the 60-minute cold
+# budget each config runs where it adds coverage: debug (KASAN, lockdep,
+# UBSAN) on the oldest and the newest line, the Kconfig default
+# (default-on) on mainline, KCSAN on 6.12.  A line missing here runs debug
+# and default-on.
+declare -A EXTRA_CONFIGS=([6.1]="debug" [6.12]="kcsan" [7.3]="debug default-on")
+# What of the suite the kcsan config runs (qemu-run.sh --test; empty: the
+# whole suite).  Only the remount-toggle race test, through the harness's
+# -t filter: the whole suite under KCSAN took 2m01s of a 9m49s warm make
+# check, this ~0m30s.  The whole suite: ./qemu-run.sh --kernel 6.12 --config kcsan
 KCSAN_TESTS=('nolongcreate:-t toggle_under_load_is_atomic')
 
 CACHE=${XDG_CACHE_HOME:-${HOME:-$(cd ~ && pwd)}/.cache}/vfat-nolongcreate
@@ -180,13 +186,13 @@ run_lookdiff() {
 for kl in "${KLINES[@]}"; do
 	run_suite "$kl" normal "${fuzz_run[@]}"
 	run_lookdiff "$kl"
-	run_suite "$kl" debug
-	run_suite "$kl" default-on
-	if [[ $kl == "$KCSAN_LINE" ]]; then
+	for cfg in ${EXTRA_CONFIGS[$kl]:-debug default-on}; do
 		targs=()
-		for t in "${KCSAN_TESTS[@]}"; do targs+=(--test "$t"); done
-		run_suite "$kl" kcsan "${targs[@]}"
-	fi
+		if [[ $cfg == kcsan ]]; then
+			for t in "${KCSAN_TESTS[@]}"; do targs+=(--test "$t"); done
+		fi
+		run_suite "$kl" "$cfg" "${targs[@]}"
+	done
 done
 
 # Debian's own 6.1 kernel and the DKMS package (issue: the .deb's modules
@@ -225,6 +231,6 @@ done
 if [[ $has_distro == 1 ]]; then
 	printf "Debian's linux-image + DKMS: %d passed, %d failed, %d skipped\n" "${LP[distro]:-0}" "${LF[distro]:-0}" "${LS[distro]:-0}"
 fi
-printf 'both lines (shellcheck): %d passed, %d failed, %d skipped\n' "${LP[all]:-0}" "${LF[all]:-0}" "${LS[all]:-0}"
+printf 'all lines (shellcheck): %d passed, %d failed, %d skipped\n' "${LP[all]:-0}" "${LF[all]:-0}" "${LS[all]:-0}"
 printf '%d passed, %d failed, %d skipped\n' "$PASS" "$FAIL" "$SKIP"
 [[ $FAIL == 0 && $PASS -gt 0 ]]

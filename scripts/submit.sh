@@ -323,7 +323,7 @@ format_patch() {
 patches_in() {
 	local f
 	for f in "$1"/*.patch; do
-		[[ -e $f && $f != *-0000-cover-letter.patch ]] && printf '%s\n' "$f"
+		[[ -e $f && ${f##*/} != *0000-cover-letter.patch ]] && printf '%s\n' "$f"
 	done
 	return 0
 }

@@ -735,7 +735,7 @@ qemu_cmd() {
 		-no-reboot -bios "$BIOS" -m "$MEM" -smp "$SMP" -kernel "$BZIMAGE" -initrd "$INITRD"
 		-serial "$con" -serial "file:$verdict" -serial "file:$data"
 		-net none
-		-append "console=ttyS0 panic=-1 panic_on_warn=1 oops=panic loglevel=7 $append")
+		-append "console=ttyS0 panic=-1 panic_on_warn=1 oops=panic loglevel=7 log_buf_len=8M $append")
 }
 
 choose_accel() {

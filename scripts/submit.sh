@@ -440,13 +440,12 @@ It applies on top of the nolongcreate series, sent separately:
   $oprefix $OPTION_SUBJECT
 
 (the base-commit and prerequisite-patch-id lines below name its base and
-its $NOPT patches).  Of that series it needs only patch 1,
-fat_short_name_match().
+its $NOPT patches): its context includes that series' changes to
+fs/fat/dir.c, and it calls fat_short_name_match() from its patch 1.
 
-The figures (cold lookups, creates and readdir in a directory of 4000 8.3
-names, against msdos, without and with this patch) are in its commit
-message; the differential test that compared lookups on kernels with and
-without it is described in the nolongcreate series' cover letter.
+The figures (cold lookups, absent names and readdir in directories of
+4000 8.3 and long names, measured under UML on the host CPU with and
+without this patch, side by side in one run) are in its commit message.
 EOF
 
 fill_cover "$STAGE/option/${VPFX}0000-cover-letter.patch" "$OPTION_SUBJECT" "$TMP/option.blurb"

@@ -25,8 +25,9 @@ Generates the package from the series, never by hand: for each line
 (${LINES[*]}) extracts fs/fat of this machine's Debian linux-source-LINE
 (/usr/src/linux-source-LINE.tar.xz, installed when missing), applies the
 fs/fat part of every patch of patches/LINE/series with git apply, one
-patch at a time, and keeps each step as a diff of fs/fat alone
-(src/patches/LINE/NNNN-*.patch, with their series file); checks that
+patch at a time, and keeps each step as a diff of fs/fat's C files alone
+(src/patches/LINE/NNNN-*.patch, with their series file; Kconfig, Makefile
+and the KUnit test are not built by the package); checks that
 patch --fuzz=0 of those diffs (what dkms/nlc-prepare does on the user's
 machine) gives the same fs/fat as git apply, and that dkms/Kbuild.in's
 object lists are fs/fat/Makefile's.  Adds dkms/ (Kbuild, dkms.conf,
@@ -127,6 +128,13 @@ mkdir -p "$pkg/src" "$pkg/hooks" "$pkg/debian/source"
 
 # --------------------------------------------- the series, as fs/fat diffs --
 declare -A NP=()
+# The C files of fs/fat that the module build uses, as nlc-prepare copies
+# them (fs/fat/Kconfig and Makefile, and the KUnit test fat_test.c, are not
+# built here): only their changes are kept.
+ccopy() {
+	mkdir -p "$2"
+	find "$1" -maxdepth 1 -name '*.[ch]' ! -name fat_test.c -exec cp {} "$2/" \;
+}
 for LINE in "${LINES[@]}"; do
 	top=linux-source-$LINE
 	W=$TMP/$LINE
@@ -135,7 +143,7 @@ for LINE in "${LINES[@]}"; do
 	kv=$(awk -F' = ' '$1 == "VERSION" { v = $2 } $1 == "PATCHLEVEL" { p = $2 }
 		$1 == "SUBLEVEL" { s = $2 } END { print v "." p "." s }' "$W/$top/Makefile")
 	[[ $kv == "${SRCVER[$LINE]%%-*}" ]] || die "/usr/src/$top.tar.xz is Linux $kv, but $top is ${SRCVER[$LINE]}"
-	cp -a "$W/$top/fs/fat" "$W/pristine"
+	ccopy "$W/$top/fs/fat" "$W/pristine"
 	D=$pkg/src/patches/$LINE
 	mkdir -p "$D"
 	n=0
@@ -143,14 +151,18 @@ for LINE in "${LINES[@]}"; do
 		[[ -z $p || $p == \#* ]] && continue
 		grep -q '^diff --git a/fs/fat/' "$REPO/patches/$LINE/$p" || continue
 		rm -rf "$W/a" "$W/b"
-		cp -a "$W/$top/fs/fat" "$W/a"
+		ccopy "$W/$top/fs/fat" "$W/a"
 		(cd "$W" && git apply --directory="$top" --include="$top/fs/fat/*" \
 			"$REPO/patches/$LINE/$p") 2>"$TMP/apply.err" ||
 			die "patches/$LINE/$p does not apply to fs/fat of $top ${SRCVER[$LINE]}: $(cat "$TMP/apply.err")"
-		cp -a "$W/$top/fs/fat" "$W/b"
+		ccopy "$W/$top/fs/fat" "$W/b"
 		rc=0
 		(cd "$W" && LC_ALL=C diff -Nru a b) >"$D/$p" || rc=$?
-		[[ $rc == 1 ]] || die "patches/$LINE/$p: no fs/fat change (diff exit $rc)"
+		case $rc in
+		0) rm "$D/$p"; continue ;; # Kconfig (or KUnit) only: nothing the module build uses
+		1) ;;
+		*) die "patches/$LINE/$p: diff of fs/fat failed (exit $rc)" ;;
+		esac
 		echo "$p" >>"$D/series"
 		n=$((n + 1))
 	done <"$REPO/patches/$LINE/series"
@@ -168,7 +180,8 @@ for LINE in "${LINES[@]}"; do
 		patch -d "$W/pristine" -p1 --fuzz=0 --forward --batch --no-backup-if-mismatch -s <"$D/$p" ||
 			die "$LINE: patch --fuzz=0 of $p fails on the pristine fs/fat"
 	done <"$D/series"
-	diff -r "$W/pristine" "$W/$top/fs/fat" >/dev/null ||
+	ccopy "$W/$top/fs/fat" "$W/patched"
+	diff -r "$W/pristine" "$W/patched" >/dev/null ||
 		die "$LINE: patch --fuzz=0 of the diffs does not give the series' fs/fat"
 	# Kbuild.in lists fs/fat/Makefile's objects: they must still be these.
 	for m in fat vfat msdos; do

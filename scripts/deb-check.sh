@@ -104,8 +104,10 @@ step "package"
 "$REPO/scripts/mkdeb.sh" --reuse --out "$CACHE/deb-dkms" | tail -n 1
 # shellcheck source=/dev/null
 . "$CACHE/deb-dkms/package.env" # PKGVER DEB
+# an export is of this package version, made by this script
+EXPORT_KEY="$PKGVER $(sha256sum "$0" | cut -c 1-16)"
 if [[ -n $EXPORT && $REUSE_EXPORT == 1 && -f $EXPORT/export.env ]] &&
-	grep -qxF "PKGVER=$(printf '%q' "$PKGVER")" "$EXPORT/export.env"; then
+	grep -qxF "EXPORT_KEY=$(printf '%q' "$EXPORT_KEY")" "$EXPORT/export.env"; then
 	echo "  export of $PKGVER kept: $EXPORT"
 	exit 0
 fi
@@ -254,8 +256,20 @@ if [[ -n $EXPORT && ${#problems[@]} == 0 ]]; then
 	(cd "$S" && cp --parents modules.order modules.builtin modules.builtin.modinfo "$E/modules/")
 	(cd "$S" && find kernel updates -name '*.ko*' \( -path 'updates/*' -o -name 'loop.ko*' -o -name 'nls_*.ko*' \
 		-o -path 'kernel/fs/fat/*' \) -exec cp --parents {} "$E/modules/" \;)
+	# dkms 3.2 (Debian 13) moves the kernel's own fat modules aside while
+	# the package's are installed (and back on removal): the stock ones,
+	# for --no-dkms and the vermagic check, from where it keeps them
+	O=$R/var/lib/dkms/vfat-nolongcreate/original_module/$KNEW/x86_64
+	for f in "$O"/*.origin; do
+		[[ -e $f ]] || continue
+		orig=$(cat "$f")
+		mkdir -p "$E/modules/$(dirname "${orig#"/lib/modules/$KNEW/"}")"
+		cp "${f%.origin}" "$E/modules/${orig#"/lib/modules/$KNEW/"}"
+		echo "  ${orig#"/lib/modules/$KNEW/"}: the stock module, kept by dkms in ${O#"$R"}"
+	done
 	{
 		printf 'PKGVER=%q\n' "$PKGVER"
+		printf 'EXPORT_KEY=%q\n' "$EXPORT_KEY"
 		printf 'SUITE=%q\n' "$SUITE"
 		printf 'KREL=%q\n' "$KNEW"
 		printf 'KVERSION=%q\n' "$SV"

@@ -25,7 +25,8 @@ usage: $PROG [--suite bookworm|trixie] [--line 6.1|6.12] [--cache DIR]
 
 Builds the package (scripts/mkdeb.sh --reuse), then, in a fresh copy of a
 root of the suite (debootstrap --variant=minbase with dkms and Debian's
-linux-image and linux-headers of an OLDER kernel ABI of the line installed,
+linux-image and linux-headers of an OLDER kernel ABI of the line installed
+(no initramfs: update-initramfs is diverted to true in this root),
 and the packages of the NEWER ABI and linux-source-LINE downloaded into
 its apt cache; kept as a tarball in <cache>/deb-check-12 or -13, made
 again when missing).  NEWER is the ABI whose version is the suite's newest
@@ -147,6 +148,14 @@ deb $MIRROR $SUITE-updates main
 deb $SECURITY $SUITE-security main
 EOF
 	apt_root update >"$W/apt.log" 2>&1 || { tail -n 20 "$W/apt.log" >&2; die "apt-get update in the root failed"; }
+	# No initramfs in this root, which never boots (the kernel's postinst
+	# hook would make one per kernel install, ~30-60 s each): its
+	# update-initramfs is diverted to true, before initramfs-tools comes
+	# with the first kernel.  (The package's hook runs before
+	# initramfs-tools's: "dkms-vfat-nolongcreate" sorts first.)
+	in_root dpkg-divert --local --rename --divert /usr/sbin/update-initramfs.real \
+		--add /usr/sbin/update-initramfs >>"$W/apt.log" 2>&1 || die "dpkg-divert in the root failed"
+	ln -s /bin/true "$R/usr/sbin/update-initramfs"
 	# The ABIs, looked up: NEWER is of the newest linux-source-LINE's
 	# version, OLDER the newest ABI of an older version.
 	SV=$(versions "linux-source-$LINE" | newest)

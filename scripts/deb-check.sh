@@ -40,6 +40,9 @@ up with apt-cache in the root when the tarball is made.
      package's kernel hook builds fat, vfat and msdos for it, and
      modinfo -k NEWER finds them in updates/dkms with the package's
      version;
+  2b. apt-get install --reinstall linux-source-LINE, which fires the
+     package's trigger (as a new linux-source would): exit 0, the OLDER
+     kernel refused again in one line, the NEWER one left alone;
   3. a deliberately broken build (an #error in the package's sources, the
      NEWER kernel's modules removed, apt-get install --reinstall of its
      linux-headers, whose hook builds): exit 0, one line saying the build
@@ -286,6 +289,25 @@ if [[ -n $EXPORT && ${#problems[@]} == 0 ]]; then
 	} >"$EXPORT/export.env"
 	echo "  $(find "$E/modules" -name '*.ko*' | wc -l) modules, $(du -sk "$E" | cut -f1) KiB"
 fi
+
+t0=$SECONDS
+step "2b. apt-get install --reinstall linux-source-$LINE: the package's trigger"
+# A new linux-source-LINE (here the same one again) runs the package's
+# hook for every kernel: the older one is refused again in one line, the
+# newer one has its modules already and is left alone.
+rc=0
+apt_root install --reinstall "linux-source-$LINE" >"$W/2b-trigger.log" 2>&1 || rc=$?
+grep -E '^Processing triggers for vfat' "$W/2b-trigger.log" | sed 's/^/  | /'
+pkg_lines "$W/2b-trigger.log" | sed 's/^/  | /'
+echo "  apt-get exit status: $rc ($((SECONDS - t0)) s)"
+[[ $rc == 0 ]] || { tail -n 30 "$W/2b-trigger.log" >&2; problems+=("2b: apt-get install --reinstall linux-source-$LINE: exit $rc"); }
+grep -q '^Processing triggers for vfat-nolongcreate-dkms' "$W/2b-trigger.log" ||
+	problems+=("2b: the package's trigger did not run")
+[[ $(pkg_lines "$W/2b-trigger.log" | grep -c "not built for kernel $KOLD: ") == 1 &&
+	$(pkg_lines "$W/2b-trigger.log" | grep -c "kernel $KNEW") == 0 ]] ||
+	problems+=("2b: the trigger did not say one line for $KOLD and nothing for $KNEW")
+got=$(resolve "$KNEW" vfat)
+[[ $got == "/lib/modules/$KNEW/updates/dkms/vfat.ko"* ]] || problems+=("2b: vfat of $KNEW is $got after the trigger")
 
 t0=$SECONDS
 step "3. a deliberately broken build: #error in the sources, apt-get install --reinstall linux-headers-$KNEW"

@@ -26,7 +26,8 @@ usage: $PROG [--suite bookworm|trixie] [--line 6.1|6.12] [--cache DIR]
 Builds the package (scripts/mkdeb.sh --reuse), then, in a fresh copy of a
 root of the suite (debootstrap --variant=minbase with dkms and Debian's
 linux-image and linux-headers of an OLDER kernel ABI of the line installed
-(no initramfs: update-initramfs is diverted to true in this root),
+(no initramfs: update-initramfs is diverted in this root to a script
+making an empty one),
 and the packages of the NEWER ABI and linux-source-LINE downloaded into
 its apt cache; kept as a tarball in <cache>/deb-check-12 or -13, made
 again when missing).  NEWER is the ABI whose version is the suite's newest
@@ -153,12 +154,33 @@ EOF
 	apt_root update >"$W/apt.log" 2>&1 || { tail -n 20 "$W/apt.log" >&2; die "apt-get update in the root failed"; }
 	# No initramfs in this root, which never boots (the kernel's postinst
 	# hook would make one per kernel install, ~30-60 s each): its
-	# update-initramfs is diverted to true, before initramfs-tools comes
-	# with the first kernel.  (The package's hook runs before
-	# initramfs-tools's: "dkms-vfat-nolongcreate" sorts first.)
+	# update-initramfs is diverted, before initramfs-tools comes with the
+	# first kernel, to a script that makes an empty /boot/initrd.img-KREL
+	# (-c, -u) and removes it (-d), so that the /initrd.img links behave as
+	# usual.  (The package's hook runs before initramfs-tools's:
+	# "dkms-vfat-nolongcreate" sorts first.)
 	in_root dpkg-divert --local --rename --divert /usr/sbin/update-initramfs.real \
 		--add /usr/sbin/update-initramfs >>"$W/apt.log" 2>&1 || die "dpkg-divert in the root failed"
-	ln -s /bin/true "$R/usr/sbin/update-initramfs"
+	cat >"$R/usr/sbin/update-initramfs" <<'EOF'
+#!/bin/sh
+# deb-check.sh: no initramfs in this root, which never boots; an empty file stands for it
+op='' k=''
+while [ $# -gt 0 ]; do
+	case $1 in
+	-c | -u) op=make ;;
+	-d) op=del ;;
+	-k) k=$2; shift ;;
+	esac
+	shift
+done
+[ -n "$k" ] && [ "$k" != all ] || exit 0
+case $op in
+make) echo "update-initramfs (deb-check.sh): empty /boot/initrd.img-$k"; : >"/boot/initrd.img-$k" ;;
+del) rm -f "/boot/initrd.img-$k" ;;
+esac
+exit 0
+EOF
+	chmod 755 "$R/usr/sbin/update-initramfs"
 	# The ABIs, looked up: NEWER is of the newest linux-source-LINE's
 	# version, OLDER the newest ABI of an older version.
 	SV=$(versions "linux-source-$LINE" | newest)

@@ -10,30 +10,30 @@
 
 ARGS ?=
 
-.PHONY: help check check-series shellcheck run debug default-on shell bench fuzz fuzz-short \
-	lookdiff lookdiff-short deb deb-check distro
+.PHONY: help check check-series shellcheck run debug shell bench fuzz fuzz-short \
+	lookdiff lookdiff-short deb deb-check distro submission
 
 help:
 	@echo 'make check         on the three kernel lines (6.1, 6.12, 7.3 mainline): series'
 	@echo '                   hygiene (git am, checkpatch --strict, selftests/ vs'
 	@echo '                   patches/LINE/), shellcheck, fuzz model check + the fat'
-	@echo '                   kselftests in QEMU with the normal config, then debug on'
-	@echo '                   6.1 and 7.3, default-on on 7.3, kcsan on 6.12; after the'
-	@echo '                   normal config make lookdiff-short; then make distro and'
+	@echo "                   kselftests (the series' and the project's extended suite)"
+	@echo "                   and fat's KUnit suite in QEMU with the normal config, then"
+	@echo '                   debug on 7.3 and kcsan on 6.12; on 7.3 also make'
+	@echo '                   lookdiff-short and kunit.py (UML); then make distro and'
 	@echo '                   make deb-check'
 	@echo 'make check-series  only the series hygiene part (all lines)'
 	@echo 'make run           ./qemu-run.sh (normal config)'
 	@echo 'make debug         ./qemu-run.sh --config debug (KASAN, lockdep, UBSAN)'
-	@echo 'make default-on    ./qemu-run.sh --config default-on'
 	@echo 'make shell         boot the patched kernel into an interactive shell'
 	@echo 'make bench         benchmark nolongcreate vs default vfat vs msdos in QEMU,'
-	@echo '                   on the kernel with the 8.3 fast path (patch 0007) and'
+	@echo '                   on the kernel with the 8.3 fast path (patch 0008) and'
 	@echo '                   without it (bench/results.md, bench/plot.png; ~30 min,'
 	@echo '                   ~35 with ARGS=--big-rounds 2, kernels built)'
 	@echo 'make fuzz          differential test kernel vs model, 100000 names, random'
 	@echo '                   seed (FUZZ_ARGS="--seed N --count N" to reproduce)'
 	@echo 'make fuzz-short    the same, 5000 names, seed 1 (also part of make check)'
-	@echo 'make lookdiff      differential test of the 8.3 fast path (patch 0007): the'
+	@echo 'make lookdiff      differential test of the 8.3 fast path (patch 0008): the'
 	@echo '                   kernel with it vs without it, 100000 cold lookups of random'
 	@echo '                   raw 8.3 entries, random seed (FUZZ_ARGS="--seed N --count N")'
 	@echo 'make lookdiff-short the same, 2000 lookups, seed 1 (also part of make check)'
@@ -43,6 +43,12 @@ help:
 	@echo '                   (./qemu-run.sh --distro-kernel; ARGS="--kernel 6.12": Debian 13)'
 	@echo 'make deb-check     install, kernel update, broken build, purge of the .deb in a'
 	@echo '                   Debian 12 root (DEB_ARGS="--suite trixie": Debian 13)'
+	@echo 'make submission    patches/7.3/series as two series for git send-email, From:'
+	@echo '                   and Signed-off-by: your git identity: the option series'
+	@echo '                   (all but 0008) and the 8.3 fast path (0008) on top of it,'
+	@echo '                   with cover letters, To/Cc from get_maintainer.pl, checked'
+	@echo '                   (git am, checkpatch --strict); in <cache>/submission'
+	@echo '                   (scripts/submit.sh; SUBMIT_ARGS="--version 2")'
 	@echo 'make help          this text'
 	@echo 'Pass qemu-run.sh options with ARGS=..., e.g. make run ARGS=--verbose;'
 	@echo 'the kernel line with ARGS="--kernel 6.12" (run, debug, shell, bench, fuzz...)'
@@ -62,6 +68,11 @@ run:
 deb:
 	./scripts/mkdeb.sh $(DEB_ARGS)
 
+SUBMIT_ARGS ?=
+
+submission:
+	./scripts/submit.sh $(SUBMIT_ARGS)
+
 distro:
 	./qemu-run.sh --distro-kernel $(ARGS)
 
@@ -70,9 +81,6 @@ deb-check:
 
 debug:
 	./qemu-run.sh --config debug $(ARGS)
-
-default-on:
-	./qemu-run.sh --config default-on $(ARGS)
 
 shell:
 	./qemu-run.sh --shell $(ARGS)

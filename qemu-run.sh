@@ -27,6 +27,9 @@ LINE=${LINES[0]}
 TESTS=()
 TEST_ARGS=()
 SUITE=filesystems/fat
+# The project's extended suite (selftests/$EXT_SUITE): not in the series,
+# copied into the patched tree and built and run next to $SUITE.
+EXT_SUITE=filesystems/fat_extended
 CONFIGS=()
 MODE=tests            # tests | shell | kernel-only | check-series
 NO_BUILD=0
@@ -69,8 +72,7 @@ Options:
                            results/LINE/CONFIG)
   --config NAME[,NAME...]  config fragments on top of base.config: normal
                            (default: base only), debug (KASAN, lockdep,
-                           UBSAN...), default-on (FAT_DEFAULT_NOLONGCREATE=y),
-                           kcsan (KCSAN data-race detector, no KASAN).
+                           UBSAN...), kcsan (KCSAN data-race detector, no KASAN).
                            May be repeated; any config-fragments/NAME.config.
   --shell                  boot into an interactive shell (serial on stdio)
                            with a scratch 64 MiB vfat image on /dev/loop0
@@ -106,11 +108,12 @@ Options:
                            ARGS (shell words) after --guest-cmd; output and
                            status are captured like --guest-cmd's. Repeatable.
   --no-suite               with --guest-cmd/--run: run only those, not the suite
-  --test PROG[:ARGS]       run only test program PROG of the suite
-                           (run_kselftest.sh -t $SUITE:PROG); repeatable.
+  --test PROG[:ARGS]       run only test program PROG of the suites
+                           (run_kselftest.sh -t $SUITE:PROG or
+                           $EXT_SUITE:PROG); repeatable.
                            ARGS go to PROG through the kselftest runner's
                            KSELFTEST_<PROG>_ARGS, e.g. the 6.12 harness's
-                           -t/-f/-v filters: --test 'nolongcreate:-t
+                           -t/-f/-v filters: --test 'nolongcreate_extended:-t
                            toggle_under_load_is_atomic' (refused on 6.1,
                            whose harness ignores arguments)
   --jobs N                 make -jN (default: $JOBS)
@@ -552,6 +555,8 @@ stage_config() {
 	for f in "${FRAGS[@]}"; do frags+=("$REPO/config-fragments/$f.config"); done
 	[[ -f $SRC/tools/testing/selftests/$SUITE/config ]] &&
 		frags+=("$SRC/tools/testing/selftests/$SUITE/config")
+	[[ -f $REPO/selftests/$EXT_SUITE/config ]] &&
+		frags+=("$REPO/selftests/$EXT_SUITE/config")
 	key=$( { kconfig_inputs; cat "${BASH_SOURCE[0]}" "${frags[@]}"; } | key_of)
 	if [[ -f $BUILD/.config && $(cat "$BUILD/config.key" 2>/dev/null) == "$key" ]]; then
 		stage_end "($CFGNAME, inputs unchanged: .config reused)"
@@ -591,30 +596,48 @@ stage_build() {
 	local key
 	# the tree, not the commit: re-applying the series makes new commits
 	key=$( { git_s rev-parse 'HEAD^{tree}'; cat "$BUILD/.config"; gcc --version; } | key_of)
-	if [[ -f $BUILD/arch/x86/boot/bzImage && -x $KSFT/run_kselftest.sh &&
+	if [[ -f $BUILD/arch/x86/boot/bzImage &&
 		$(cat "$BUILD/build.key" 2>/dev/null) == "$key" ]]; then
+		ensure_selftests
 		stage_end "(tree, .config and gcc unchanged: previous build reused)"
 		return 0
 	fi
 	rm -f "$BUILD/build.key"
 	run make -C "$SRC" O="$BUILD" CC="ccache gcc" HOSTCC="ccache gcc" -j"$JOBS" bzImage ||
 		fail "kernel build failed"
-	build_selftests
+	ensure_selftests
 	printf '%s\n' "$key" >"$BUILD/build.key"
 	stage_end "($(du -k "$BUILD/arch/x86/boot/bzImage" | cut -f1) KiB bzImage)"
 }
 
-# The suite, built by the patched tree's kselftest build against its uapi
-# headers (make headers needs no .config).
+# The suites, built by the patched tree's kselftest build against its uapi
+# headers (make headers needs no .config): the series' $SUITE and the
+# project's $EXT_SUITE, copied into the tree first (git clean removes it
+# when the series is applied again).
 build_selftests() {
 	run make -C "$SRC" O="$BUILD" -j"$JOBS" headers || fail "make headers failed"
-	rm -rf "$KSFT" "$BUILD/kselftest"
-	run make -C "$SRC/tools/testing/selftests" O="$BUILD" TARGETS="$SUITE" \
+	rm -rf "$KSFT" "$BUILD/kselftest" "$SRC/tools/testing/selftests/$EXT_SUITE"
+	cp -a "$REPO/selftests/$EXT_SUITE" "$SRC/tools/testing/selftests/$EXT_SUITE" ||
+		fail "cannot copy selftests/$EXT_SUITE into the tree"
+	run make -C "$SRC/tools/testing/selftests" O="$BUILD" TARGETS="$SUITE $EXT_SUITE" \
 		KHDR_INCLUDES="-isystem $BUILD/usr/include" \
 		KSFT_INSTALL_PATH="$KSFT" -j"$JOBS" install ||
-		fail "selftest build of $SUITE failed"
-	[[ -x $KSFT/run_kselftest.sh && -d $KSFT/$SUITE ]] ||
-		fail "selftest install produced no $KSFT/$SUITE"
+		fail "selftest build of $SUITE and $EXT_SUITE failed"
+	[[ -x $KSFT/run_kselftest.sh && -d $KSFT/$SUITE && -d $KSFT/$EXT_SUITE ]] ||
+		fail "selftest install produced no $KSFT/$SUITE or $KSFT/$EXT_SUITE"
+}
+
+# build_selftests unless the tree, the extended suite and gcc are those of
+# the last build
+ensure_selftests() {
+	local key
+	key=$( { git_s rev-parse 'HEAD^{tree}'; cat "$REPO/selftests/$EXT_SUITE"/* "$REPO/selftests/$EXT_SUITE"/.gitignore; gcc --version; } | key_of)
+	if [[ -x $KSFT/run_kselftest.sh && $(cat "$BUILD/selftests.key" 2>/dev/null) == "$key" ]]; then
+		return 0
+	fi
+	rm -f "$BUILD/selftests.key"
+	build_selftests
+	printf '%s\n' "$key" >"$BUILD/selftests.key"
 }
 
 # --distro-kernel: Debian's kernel, the package, the DKMS modules
@@ -631,15 +654,7 @@ stage_distro() {
 	grep -E '^  (Package|[a-z]+\.ko|vfat resolves)' "$STAGE_LOG" || true
 	stage_end "($KREL, $([[ $NO_DKMS == 1 ]] && echo 'stock modules only' || echo "DKMS $PKGVER"))"
 	stage_begin selftests
-	local key
-	key=$( { git_s rev-parse 'HEAD^{tree}'; gcc --version; } | key_of)
-	if [[ -x $KSFT/run_kselftest.sh && $(cat "$BUILD/selftests.key" 2>/dev/null) == "$key" ]]; then
-		stage_end "(tree and gcc unchanged: previous build reused)"
-		return 0
-	fi
-	rm -f "$BUILD/selftests.key"
-	build_selftests
-	printf '%s\n' "$key" >"$BUILD/selftests.key"
+	ensure_selftests
 	stage_end
 }
 
@@ -661,6 +676,11 @@ make_initramfs() {
 		printf 'MODE=%q\n' "$mode"
 		printf 'NONCE=%q\n' "$NONCE"
 		printf 'SUITE=%q\n' "$SUITE"
+		printf 'EXT_SUITE=%q\n' "$EXT_SUITE"
+		# fat's KUnit suite, if built in, ran at boot
+		if [[ $DISTRO == 0 ]] && grep -qx 'CONFIG_FAT_KUNIT_TEST=y' "$BUILD/.config" 2>/dev/null; then
+			printf 'KUNIT_SUITES=fat_test\n'
+		fi
 		printf 'RUN_SUITE=%q\n' "$((NO_SUITE == 0))"
 		printf 'CONFIG_NAME=%q\n' "$CFGNAME"
 		printf 'KERNEL_LINE=%q\n' "$LINE"
@@ -714,7 +734,7 @@ qemu_cmd() {
 		-no-reboot -bios "$BIOS" -m "$MEM" -smp "$SMP" -kernel "$BZIMAGE" -initrd "$INITRD"
 		-serial "$con" -serial "file:$verdict" -serial "file:$data"
 		-net none
-		-append "console=ttyS0 panic=-1 panic_on_warn=1 oops=panic loglevel=7 $append")
+		-append "console=ttyS0 panic=-1 panic_on_warn=1 oops=panic loglevel=7 log_buf_len=8M $append")
 }
 
 choose_accel() {

@@ -4,7 +4,7 @@
 # build-static.sh OUTDIR: build the in-guest programs nlc-fuzz (fuzz/driver.c
 # + fuzz/model.c), nlc-lookdiff (fuzz/lookdiff.c) and nlc-bench
 # (bench/bench.c) as static binaries with the host gcc, for qemu-run.sh --run.  Uses the FAT image reader of the
-# selftests (selftests/filesystems/fat/fat_raw.h).
+# selftests (selftests/filesystems/fat_extended/fat_raw.h).
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=${1:?usage: build-static.sh OUTDIR}
@@ -19,7 +19,7 @@ if ! command -v gcc >/dev/null 2>&1 || [[ ! -f /usr/lib/x86_64-linux-gnu/libc.a 
 	fi
 fi
 CFLAGS=(-O2 -static -Wall -Wextra -Wno-unused-function
-	-I"$REPO/selftests/filesystems/fat" -I"$REPO/fuzz")
+	-I"$REPO/selftests/filesystems/fat_extended" -I"$REPO/fuzz")
 gcc "${CFLAGS[@]}" -o "$OUT/nlc-fuzz" "$REPO/fuzz/driver.c" "$REPO/fuzz/model.c"
 gcc "${CFLAGS[@]}" -o "$OUT/nlc-bench" "$REPO/bench/bench.c"
 gcc "${CFLAGS[@]}" -o "$OUT/nlc-lookdiff" "$REPO/fuzz/lookdiff.c"

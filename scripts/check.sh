@@ -11,11 +11,14 @@
 #   2. the fuzz model's host check (fuzz/check-model.sh against each line's
 #      fs/nls tables) and the nlc-fuzz build;
 #   3. ./qemu-run.sh --kernel LINE with the normal config (plus 5000
-#      nlc-fuzz names) and the line's EXTRA_CONFIGS below: debug on 6.1
-#      and 7.3, default-on on 7.3, kcsan on 6.12 (only the remount-toggle
-#      race test, see KCSAN_TESTS);
-#      after the normal config, 2000 cold lookups of fuzz/run-lookdiff.sh
-#      (the kernel with the 8.3 fast path against the one without);
+#      nlc-fuzz names) and the line's EXTRA_CONFIGS below: debug on 7.3,
+#      kcsan on 6.12 (only the remount-toggle race test, see KCSAN_TESTS);
+#      each boot runs the series' kselftests (selftests/filesystems/fat),
+#      the project's extended suite (selftests/filesystems/fat_extended)
+#      and fat's KUnit suite, built in;
+#      on the newest line (7.3) after the normal config, 2000 cold lookups
+#      of fuzz/run-lookdiff.sh (the kernel with the 8.3 fast path against
+#      the one without) and kunit.py run --kunitconfig fs/fat under UML;
 #   4. with the 6.1 line, Debian's own kernel: ./qemu-run.sh --distro-kernel
 #      (the suite on linux-image-6.1.0-N-amd64 with the DKMS-built modules),
 #      its negative control --no-dkms (must fail: stock modules, every case
@@ -32,18 +35,17 @@ set -uo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$REPO" || exit 1
 
-# The configs each line runs after normal (and lookdiff).  The lines' fs/fat
-# changes differ only in context, so with three lines in the 60-minute cold
-# budget each config runs where it adds coverage: debug (KASAN, lockdep,
-# UBSAN) on the oldest and the newest line, the Kconfig default
-# (default-on) on mainline, KCSAN on 6.12.  A line missing here runs debug
-# and default-on.
-declare -A EXTRA_CONFIGS=([6.1]="debug" [6.12]="kcsan" [7.3]="debug default-on")
+# The configs each line runs after normal.  The lines' fs/fat changes
+# differ only in context, so with three lines in the 60-minute cold budget
+# each config runs where it adds coverage: debug (KASAN, lockdep, UBSAN) on
+# mainline, the line the submission is made from; KCSAN on 6.12.  A line
+# missing here runs debug.
+declare -A EXTRA_CONFIGS=([6.1]="" [6.12]="kcsan" [7.3]="debug")
 # What of the suite the kcsan config runs (qemu-run.sh --test; empty: the
 # whole suite).  Only the remount-toggle race test, through the harness's
 # -t filter: the whole suite under KCSAN took 2m01s of a 9m49s warm make
 # check, this ~0m30s.  The whole suite: ./qemu-run.sh --kernel 6.12 --config kcsan
-KCSAN_TESTS=('nolongcreate:-t toggle_under_load_is_atomic')
+KCSAN_TESTS=('nolongcreate_extended:-t toggle_under_load_is_atomic')
 
 CACHE=${XDG_CACHE_HOME:-${HOME:-$(cd ~ && pwd)}/.cache}/vfat-nolongcreate
 KLINES=()
@@ -166,7 +168,7 @@ run_suite() {
 		"${label//$fuzz_dir\//}: $p passed, $f failed, $s skipped (exit $rc, $(elapsed "$t0"))"
 }
 
-# The lookup differential test of the 8.3 fast path (patch 0007; README
+# The lookup differential test of the 8.3 fast path (patch 0008; README
 # "Lookup differential test"): 2000 cold lookups, seed 1, on the kernel of
 # the whole series and on the series without that patch, counted as one
 # case per line.
@@ -183,10 +185,41 @@ run_lookdiff() {
 	fi
 }
 
+# fat's KUnit suite with the series (fs/fat/fat_test.c), as the submission
+# says to run it: natively under UML, tools/testing/kunit/kunit.py run
+# --kunitconfig fs/fat, in the line's patched tree.  (Every qemu-run.sh
+# kernel also runs it at boot: config-fragments/base.config.)
+run_kunit() {
+	local kl=$1 t0=$SECONDS log rc p=0 f=0 s=0 line
+	local tree=$CACHE/src/$kl/linux
+	echo "=== $kl: kunit.py run --kunitconfig fs/fat (UML)"
+	log=$(mktemp)
+	(cd "$tree" && python3 tools/testing/kunit/kunit.py run --kunitconfig fs/fat \
+		--build_dir "$CACHE/kunit/$kl" --jobs "$(nproc)" \
+		--make_options CC="ccache gcc") 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	line=$(grep -oE 'Ran [0-9]+ tests: passed: [0-9]+(, failed: [0-9]+)?(, skipped: [0-9]+)?' "$log" | tail -n 1)
+	rm -f "$log"
+	[[ $line =~ passed:\ ([0-9]+) ]] && p=${BASH_REMATCH[1]}
+	[[ $line =~ failed:\ ([0-9]+) ]] && f=${BASH_REMATCH[1]}
+	[[ $line =~ skipped:\ ([0-9]+) ]] && s=${BASH_REMATCH[1]}
+	if [[ ($rc != 0 || $p == 0) && $f == 0 ]]; then
+		f=1
+	fi
+	count "$kl" "$p" "$f" "$s"
+	note "$([[ $rc == 0 && $p -gt 0 ]] && echo ok || echo FAIL)" \
+		"$kl: kunit.py --kunitconfig fs/fat: $p passed, $f failed, $s skipped (exit $rc, $(elapsed "$t0"))"
+}
+
 for kl in "${KLINES[@]}"; do
 	run_suite "$kl" normal "${fuzz_run[@]}"
-	run_lookdiff "$kl"
-	for cfg in ${EXTRA_CONFIGS[$kl]:-debug default-on}; do
+	# the fast path (0008) is the same code on every line: its lookup
+	# differential test and kunit.py run on the newest line, mainline
+	if [[ $kl == "${KLINES[-1]}" ]]; then
+		run_lookdiff "$kl"
+		run_kunit "$kl"
+	fi
+	for cfg in ${EXTRA_CONFIGS[$kl]-debug}; do
 		targs=()
 		if [[ $cfg == kcsan ]]; then
 			for t in "${KCSAN_TESTS[@]}"; do targs+=(--test "$t"); done

@@ -12,7 +12,7 @@
 #          dmesg.txt, guest-cmd.txt, guest-cmd.status, ...)
 #
 # /etc/runner/runner.conf (written by qemu-run.sh) sets MODE (tests|shell),
-# NONCE, SUITE, RUN_SUITE, SPLAT_RE, TESTS (only these programs of the suite,
+# NONCE, SUITE, EXT_SUITE, KUNIT_SUITES, RUN_SUITE, SPLAT_RE, TESTS (only these programs of the suite,
 # qemu-run.sh --test) and exports their KSELFTEST_<PROG>_ARGS; with
 # --distro-kernel also DISTRO_LOAD (modules to modprobe) and DISTRO_EXPECT
 # ("fat=SRCVERSION ...": the DKMS-built modules that must be the ones
@@ -51,7 +51,7 @@ $bb ln -sf /proc/self/fd/1 /dev/stdout 2>/dev/null
 $bb ln -sf /proc/self/fd/2 /dev/stderr 2>/dev/null
 echo vfat-guest >/proc/sys/kernel/hostname 2>/dev/null || true
 
-MODE=tests NONCE='' SUITE=filesystems/fat RUN_SUITE=1 SPLAT_RE='BUG:|WARNING:|Oops|Call Trace'
+MODE=tests NONCE='' SUITE=filesystems/fat EXT_SUITE=filesystems/fat_extended KUNIT_SUITES='' RUN_SUITE=1 SPLAT_RE='BUG:|WARNING:|Oops|Call Trace'
 TESTS=() DISTRO_LOAD='' DISTRO_EXPECT=''
 # shellcheck source=/dev/null
 . /etc/runner/runner.conf
@@ -78,6 +78,9 @@ send_section() { # NAME FILE
 read -r krel </proc/sys/kernel/osrelease
 read -r uptime _ </proc/uptime
 echo "vfat-runner: guest up ($krel, uptime ${uptime}s, mode $MODE)"
+# The KUnit suites ran before /init: keep their results now, before a
+# chatty test (drop_caches logs each write) can push them out of the log.
+$bb dmesg >/tmp/dmesg-boot.txt 2>&1
 
 # --distro-kernel: load the modules as modprobe resolves them (updates/dkms
 # before kernel/), show which fat, vfat and msdos are in use, and check
@@ -146,7 +149,7 @@ vfat-nolongcreate test shell ($(uname -r)).  Scratch vfat image:
     mount -t vfat -o nolongcreate $loopdev /mnt
     touch /mnt/README.TXT /mnt/a-long-name.txt    # the second must fail
     grep /mnt /proc/self/mountinfo; dmesg | tail
-Kselftests: /kselftest (./run_kselftest.sh -c $SUITE).  'exit' powers off.
+Kselftests: /kselftest (./run_kselftest.sh -c $SUITE -c $EXT_SUITE).  'exit' powers off.
 
 EOF
 	cd /root || true
@@ -173,10 +176,15 @@ fi
 
 summary=
 if [[ $RUN_SUITE == 1 ]]; then
-	sel=(-c "$SUITE")
+	sel=(-c "$SUITE" -c "$EXT_SUITE")
 	if [[ ${#TESTS[@]} -gt 0 ]]; then
 		sel=()
-		for t in "${TESTS[@]}"; do sel+=(-t "$SUITE:$t"); done
+		for t in "${TESTS[@]}"; do
+			# the suite whose directory holds the program
+			c=$SUITE
+			[[ -e /kselftest/$EXT_SUITE/$t ]] && c=$EXT_SUITE
+			sel+=(-t "$c:$t")
+		done
 	fi
 	echo "vfat-runner: running kselftests: run_kselftest.sh ${sel[*]}"
 	env | grep '^KSELFTEST_' | sed 's/^/vfat-runner: /'
@@ -201,6 +209,27 @@ fi
 
 dmesg >/tmp/dmesg.txt 2>&1
 send_section dmesg.txt /tmp/dmesg.txt
+
+# KUnit suites built into the kernel (KUNIT_SUITES, from its .config) ran
+# at boot: each must have reported "ok" with its tally in the kernel log,
+# and its cases count with the kselftests'.  Read from the log as it was
+# when /init started.
+for k in $KUNIT_SUITES; do
+	kline=$(grep -oE "# $k: pass:[0-9]+ fail:[0-9]+ skip:[0-9]+ total:[0-9]+" /tmp/dmesg-boot.txt | tail -n 1)
+	if [[ -z $kline ]] || ! grep -qE "\] ok [0-9]+ $k\$" /tmp/dmesg-boot.txt; then
+		echo "vfat-runner: KUnit suite $k: not ok, or no result in the kernel log at boot"
+		grep -E "# $k|ok [0-9]+ $k" /tmp/dmesg-boot.txt
+		ok=0
+		continue
+	fi
+	echo "vfat-runner: KUnit $kline"
+	read -r kp kf ks < <(sed -E 's/.*pass:([0-9]+) fail:([0-9]+) skip:([0-9]+).*/\1 \2 \3/' <<<"$kline")
+	[[ $kf == 0 && $kp -gt 0 ]] || ok=0
+	if [[ -n $summary ]]; then
+		pass=$((pass + kp)) fail=$((fail + kf)) skip=$((skip + ks))
+		summary="pass=$pass fail=$fail skip=$skip"
+	fi
+done
 if grep -E "$SPLAT_RE" /tmp/dmesg.txt >/tmp/splats.txt; then
 	echo "vfat-runner: kernel log has splats:"
 	cat /tmp/splats.txt

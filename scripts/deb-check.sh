@@ -129,8 +129,9 @@ mkdir -p "$W"
 exec 8>"$W/.lock"
 flock 8
 # How the root is made (the steps below): a tarball of another format is
-# made again.  2: dpkg's unsafe-io, no .debs of installed packages kept.
-ROOT_FORMAT=2
+# made again.  2: dpkg's unsafe-io, no .debs of installed packages kept;
+# 3: the update-initramfs stand-in answers --version.
+ROOT_FORMAT=3
 
 # Run a command in the root: its own mount and pid namespace, /proc of its own.
 in_root() {
@@ -170,7 +171,11 @@ EOF
 	# update-initramfs is diverted, before initramfs-tools comes with the
 	# first kernel, to a script that makes an empty /boot/initrd.img-KREL
 	# (-c, -u) and removes it (-d), so that the /initrd.img links behave as
-	# usual.  (The package's hook runs before initramfs-tools's:
+	# usual.  It says it is initramfs-tools when asked --version: Debian
+	# 13's kernel hook (/etc/kernel/postinst.d/initramfs-tools) makes no
+	# initrd otherwise, while linux-update-symlinks links /initrd.img to
+	# it all the same, and removes that link again on a purge.  (The
+	# package's hook runs before initramfs-tools's:
 	# "dkms-vfat-nolongcreate" sorts first.)
 	in_root dpkg-divert --local --rename --divert /usr/sbin/update-initramfs.real \
 		--add /usr/sbin/update-initramfs >>"$W/apt.log" 2>&1 || die "dpkg-divert in the root failed"
@@ -183,6 +188,7 @@ while [ $# -gt 0 ]; do
 	-c | -u) op=make ;;
 	-d) op=del ;;
 	-k) k=$2; shift ;;
+	--version) echo 'initramfs-tools (deb-check.sh: an empty initrd)'; exit 0 ;;
 	esac
 	shift
 done
@@ -263,6 +269,13 @@ resolve() { in_root modinfo -k "$1" -n "$2" 2>&1 || true; }
 # the package's lines in an apt log
 pkg_lines() { grep -E '^vfat-nolongcreate: ' "$1" || true; }
 problems=()
+# the /initrd.img links point at the kernels' (empty) initrds, as on a
+# machine; a dangling one would go on a purge
+for l in initrd.img initrd.img.old; do
+	[[ -L $R/$l && ! -e $R/$l ]] && problems+=("root: /$l -> $(readlink "$R/$l"), which does not exist")
+done
+links=$(cd "$R" && for l in initrd.img initrd.img.old; do [[ ! -L $l ]] || printf ', /%s -> %s' "$l" "$(readlink "$l")"; done)
+echo "  initrds: $(find "$R/boot" -name 'initrd.img-*' -printf '%f (%s bytes) ' | sed 's/ $//')$links"
 file_list >"$W/files.before"
 cp "$DEB" "$R/tmp/"
 

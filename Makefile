@@ -11,7 +11,7 @@
 ARGS ?=
 
 .PHONY: help check check-series shellcheck run debug shell bench fuzz fuzz-short \
-	lookdiff lookdiff-short deb deb-check distro submission
+	lookdiff lookdiff-short deb deb-check distro check-debian submission
 
 help:
 	@echo 'make check         on the three kernel lines (6.1, 6.12, 7.3 mainline): series'
@@ -43,6 +43,8 @@ help:
 	@echo '                   (./qemu-run.sh --distro-kernel; ARGS="--kernel 6.12": Debian 13)'
 	@echo 'make deb-check     install, kernel update, broken build, purge of the .deb in a'
 	@echo '                   Debian 12 root (DEB_ARGS="--suite trixie": Debian 13)'
+	@echo 'make check-debian  only the Debian part of make check: deb-check of Debian 12'
+	@echo '                   and 13 at once, the two --distro-kernel boots, --no-dkms'
 	@echo 'make submission    patches/7.3/series as two series for git send-email, From:'
 	@echo '                   and Signed-off-by: your git identity: the option series'
 	@echo '                   (all but 0008) and the 8.3 fast path (0008) on top of it,'
@@ -78,6 +80,9 @@ distro:
 
 deb-check:
 	./scripts/deb-check.sh $(DEB_ARGS)
+
+check-debian:
+	./scripts/check.sh --debian-only $(ARGS)
 
 debug:
 	./qemu-run.sh --config debug $(ARGS)

@@ -20,8 +20,8 @@ help:
 	@echo "                   kselftests (the series' and the project's extended suite)"
 	@echo "                   and fat's KUnit suite in QEMU with the normal config, then"
 	@echo '                   debug on 7.3 and kcsan on 6.12; on 7.3 also make'
-	@echo '                   lookdiff-short and kunit.py (UML); then make distro and'
-	@echo '                   make deb-check'
+	@echo '                   lookdiff-short and kunit.py (UML); then make check-debian'
+	@echo '                   (deb-check of Debian 12 and 13, their --distro-kernel boots)'
 	@echo 'make check-series  only the series hygiene part (all lines)'
 	@echo 'make run           ./qemu-run.sh (normal config)'
 	@echo 'make debug         ./qemu-run.sh --config debug (KASAN, lockdep, UBSAN)'

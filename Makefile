@@ -11,7 +11,7 @@
 ARGS ?=
 
 .PHONY: help check check-series shellcheck run debug shell bench fuzz fuzz-short \
-	lookdiff lookdiff-short deb deb-check distro submission
+	lookdiff lookdiff-short deb deb-check distro check-debian submission
 
 help:
 	@echo 'make check         on the three kernel lines (6.1, 6.12, 7.3 mainline): series'
@@ -20,8 +20,8 @@ help:
 	@echo "                   kselftests (the series' and the project's extended suite)"
 	@echo "                   and fat's KUnit suite in QEMU with the normal config, then"
 	@echo '                   debug on 7.3 and kcsan on 6.12; on 7.3 also make'
-	@echo '                   lookdiff-short and kunit.py (UML); then make distro and'
-	@echo '                   make deb-check'
+	@echo '                   lookdiff-short and kunit.py (UML); then make check-debian'
+	@echo '                   (deb-check of Debian 12 and 13, their --distro-kernel boots)'
 	@echo 'make check-series  only the series hygiene part (all lines)'
 	@echo 'make run           ./qemu-run.sh (normal config)'
 	@echo 'make debug         ./qemu-run.sh --config debug (KASAN, lockdep, UBSAN)'
@@ -37,11 +37,14 @@ help:
 	@echo '                   kernel with it vs without it, 100000 cold lookups of random'
 	@echo '                   raw 8.3 entries, random seed (FUZZ_ARGS="--seed N --count N")'
 	@echo 'make lookdiff-short the same, 2000 lookups, seed 1 (also part of make check)'
-	@echo 'make deb           the DKMS package from patches/6.1/series (scripts/mkdeb.sh;'
-	@echo '                   the .deb goes to <cache>/deb)'
+	@echo 'make deb           the DKMS package for Debian 12 and 13, from patches/6.1 and'
+	@echo '                   patches/6.12 (scripts/mkdeb.sh; .deb in <cache>/deb-dkms)'
 	@echo 'make distro        the suite on Debian'"'"'s own kernel with the DKMS modules'
-	@echo '                   (./qemu-run.sh --distro-kernel)'
-	@echo 'make deb-check     install and remove the .deb in a bookworm chroot'
+	@echo '                   (./qemu-run.sh --distro-kernel; ARGS="--kernel 6.12": Debian 13)'
+	@echo 'make deb-check     install, kernel update, broken build, purge of the .deb in a'
+	@echo '                   Debian 12 root (DEB_ARGS="--suite trixie": Debian 13)'
+	@echo 'make check-debian  only the Debian part of make check: deb-check of Debian 12'
+	@echo '                   and 13 at once, the two --distro-kernel boots, --no-dkms'
 	@echo 'make submission    patches/7.3/series as two series for git send-email, From:'
 	@echo '                   and Signed-off-by: your git identity: the option series'
 	@echo '                   (all but 0008) and the 8.3 fast path (0008) on top of it,'
@@ -77,6 +80,9 @@ distro:
 
 deb-check:
 	./scripts/deb-check.sh $(DEB_ARGS)
+
+check-debian:
+	./scripts/check.sh --debian-only $(ARGS)
 
 debug:
 	./qemu-run.sh --config debug $(ARGS)

@@ -44,7 +44,6 @@ RUNS=()
 NO_SUITE=0
 DISTRO=0
 NO_DKMS=0
-LINE_SET=0
 WITHOUT=
 MEM=1G
 SMP=2,sockets=2,cores=1,threads=1  # one CPU per socket, as the firmware's MP table lists packages
@@ -79,17 +78,17 @@ Options:
                            with a scratch 64 MiB vfat image on /dev/loop0
                            (/tmp/scratch.img) and /mnt; no timeout unless
                            --timeout is given.  Leave with 'exit' or Ctrl-D.
-  --distro-kernel          Debian's own kernel instead of a patched build:
-                           linux-image-ABI-amd64 of linux-source-6.1's
-                           version (apt-get download + dpkg-deb -x into the
-                           cache; nothing installed on this machine), the
-                           DKMS package made by scripts/mkdeb.sh, its
-                           modules built with dkms against that kernel's
-                           headers, booted with them in updates/dkms; the
+  --distro-kernel          Debian's own kernel instead of a patched build,
+                           with the fat modules the DKMS package built for it
+                           in a Debian root on a kernel update
+                           (scripts/deb-check.sh --export: --kernel 6.1 is
+                           Debian 12's newest 6.1 ABI, --kernel 6.12 Debian
+                           13's newest 6.12 ABI; nothing installed on this
+                           machine), booted with them in updates/dkms; the
                            guest proves the vfat in use is the built one
                            (srcversion) and runs the suite
-  --no-dkms                with --distro-kernel: build the DKMS modules but
-                           leave them out (the stock ones load: the guest's
+  --no-dkms                with --distro-kernel: leave the built modules
+                           out (the stock ones load: the guest's
                            srcversion check fails and every case skips)
   --without PATCH          the series without one patch, e.g. the baseline of a
                            benchmark: PATCH is a file name of patches/LINE/series,
@@ -148,7 +147,7 @@ while [[ $# -gt 0 ]]; do
 	fi
 	case $opt in
 	-h | --help) usage; exit 0 ;;
-	--kernel) need_arg "$@"; LINE=$2; LINE_SET=1; shift 2 ;;
+	--kernel) need_arg "$@"; LINE=$2; shift 2 ;;
 	--test) need_arg "$@"; TESTS+=("$2"); shift 2 ;;
 	--config) need_arg "$@"; IFS=, read -r -a _c <<<"$2"; CONFIGS+=("${_c[@]}"); shift 2 ;;
 	--shell) MODE=shell; shift ;;
@@ -190,8 +189,8 @@ for t in "${TESTS[@]}"; do
 	fi
 done
 if [[ $DISTRO == 1 ]]; then
-	# Debian 12's kernel is the 6.1 line
-	[[ $LINE_SET == 1 && $LINE != 6.1 ]] && die_usage "--distro-kernel is Debian 12's 6.1 kernel (not --kernel $LINE)"
+	# Debian 12's kernel is the 6.1 line, Debian 13's the 6.12 line
+	[[ $LINE == 6.1 || $LINE == 6.12 ]] || die_usage "--distro-kernel is Debian 12's 6.1 or Debian 13's 6.12 kernel (not --kernel $LINE)"
 	[[ ${#CONFIGS[@]} -gt 0 ]] && die_usage "--distro-kernel takes Debian's config: no --config"
 	[[ $MODE == check-series ]] && die_usage "--distro-kernel and --check-series do not mix"
 	[[ $NO_BUILD == 1 ]] && die_usage "--distro-kernel builds nothing big: no --no-build"
@@ -647,7 +646,7 @@ stage_distro() {
 	stage_begin distro
 	local args=()
 	[[ $NO_DKMS == 1 ]] && args=(--no-dkms)
-	run "$REPO/scripts/distro-kernel.sh" "$CACHE" "$BUILD/distro" "${args[@]}" ||
+	run "$REPO/scripts/distro-kernel.sh" "$CACHE" "$BUILD/distro" "$LINE" "${args[@]}" ||
 		fail "Debian kernel or DKMS build failed"
 	# shellcheck source=/dev/null
 	. "$BUILD/distro/distro.env"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# check.sh [--kernel LINE]... [qemu-run.sh options...] - everything
+# check.sh [--kernel LINE]... [--debian-only] [qemu-run.sh options...] - everything
 # `make check` runs, for every kernel line (patches/LINE/series: 6.1, 6.12
 # and 7.3, mainline; --kernel restricts it):
 #   1. series hygiene per line: patches/LINE/series applies with git am on
@@ -19,11 +19,18 @@
 #      on the newest line (7.3) after the normal config, 2000 cold lookups
 #      of fuzz/run-lookdiff.sh (the kernel with the 8.3 fast path against
 #      the one without) and kunit.py run --kunitconfig fs/fat under UML;
-#   4. with the 6.1 line, Debian's own kernel: ./qemu-run.sh --distro-kernel
-#      (the suite on linux-image-6.1.0-N-amd64 with the DKMS-built modules),
-#      its negative control --no-dkms (must fail: stock modules, every case
-#      skipped) and scripts/deb-check.sh (the .deb installed and removed in
-#      a bookworm chroot).
+#   4. with the 6.1 and 6.12 lines, Debian's own kernels and the DKMS
+#      package: scripts/deb-check.sh --suite bookworm (Debian 12, 6.1) and
+#      --suite trixie (Debian 13, 6.12), both at once, each in a
+#      debootstrap root: the .deb installed on an older kernel ABI (refused
+#      in one line), apt-get install of the newer ABI (modules built,
+#      modinfo -k), the trigger, a broken build, the purge (root as
+#      before), apt exit 0 throughout; then ./qemu-run.sh --distro-kernel
+#      --kernel 6.1 and --kernel 6.12 (each newer ABI's own vmlinuz with
+#      the modules the package built in the root, running the suite) and
+#      the negative control --distro-kernel --kernel 6.1 --no-dkms (must
+#      fail: stock modules, every case skipped).  --debian-only: only this
+#      part (for the lines given, default 6.1 and 6.12).
 # Every step runs even if an earlier one failed.  Counts: each hygiene
 # check is one test case, plus the suite's cases of each run (a run that
 # fails before its tests ran counts as one failure).  Totals per line,
@@ -50,12 +57,14 @@ KCSAN_TESTS=('nolongcreate_extended:-t toggle_under_load_is_atomic')
 CACHE=${XDG_CACHE_HOME:-${HOME:-$(cd ~ && pwd)}/.cache}/vfat-nolongcreate
 KLINES=()
 QARGS=()
+DEB_ONLY=0
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--kernel) KLINES+=("${2:?--kernel needs a line}"); shift 2 ;;
 	--kernel=*) KLINES+=("${1#*=}"); shift ;;
 	--cache) CACHE=${2:?--cache needs a directory}; QARGS+=("$1" "$2"); shift 2 ;;
 	--cache=*) CACHE=${1#*=}; QARGS+=("$1"); shift ;;
+	--debian-only) DEB_ONLY=1; shift ;;
 	*) QARGS+=("$1"); shift ;;
 	esac
 done
@@ -63,6 +72,10 @@ if [[ ${#KLINES[@]} -eq 0 ]]; then
 	# every line with a series, the default (6.1) first
 	mapfile -t KLINES < <(for s in patches/*/series; do s=${s%/series}; echo "${s#patches/}"; done | sort -V)
 fi
+
+# the lines' own parts (1-3); --debian-only: none, only part 4
+RUN_LINES=("${KLINES[@]}")
+((DEB_ONLY)) && RUN_LINES=()
 
 PASS=0 FAIL=0 SKIP=0
 declare -A LP=() LF=() LS=()
@@ -80,7 +93,7 @@ elapsed() { # SINCE
 	printf '%dm%02ds' $(((SECONDS - $1) / 60)) $(((SECONDS - $1) % 60))
 }
 
-for kl in "${KLINES[@]}"; do
+for kl in "${RUN_LINES[@]}"; do
 	echo "=== $kl: series hygiene: git am, selftests/ vs patches/$kl/, checkpatch --strict"
 	t0=$SECONDS
 	out=$(./qemu-run.sh --kernel "$kl" --check-series "${QARGS[@]}" 2>&1)
@@ -101,19 +114,21 @@ for kl in "${KLINES[@]}"; do
 	fi
 done
 
-echo "=== shellcheck"
-scripts=(qemu-run.sh .ci/run)
-for f in scripts/*.sh bench/*.sh fuzz/*.sh; do [[ -e $f ]] && scripts+=("$f"); done
-sc_bad=0
-for f in "${scripts[@]}"; do
-	if shellcheck -x "$f"; then
-		count all 1 0 0
-	else
-		count all 0 1 0; sc_bad=$((sc_bad + 1)); note FAIL "shellcheck $f"
-	fi
-done
-note "$([[ $sc_bad == 0 ]] && echo ok || echo FAIL)" \
-	"shellcheck: ${#scripts[@]} script(s), $sc_bad with problems"
+if ((DEB_ONLY == 0)); then
+	echo "=== shellcheck"
+	scripts=(qemu-run.sh .ci/run)
+	for f in scripts/*.sh bench/*.sh fuzz/*.sh; do [[ -e $f ]] && scripts+=("$f"); done
+	sc_bad=0
+	for f in "${scripts[@]}"; do
+		if shellcheck -x "$f"; then
+			count all 1 0 0
+		else
+			count all 0 1 0; sc_bad=$((sc_bad + 1)); note FAIL "shellcheck $f"
+		fi
+	done
+	note "$([[ $sc_bad == 0 ]] && echo ok || echo FAIL)" \
+		"shellcheck: ${#scripts[@]} script(s), $sc_bad with problems"
+fi
 
 # nolongcreate differential test (fuzz/, README "Differential test"): the
 # model's host check (against each line's fs/nls tables) counts as one case
@@ -122,9 +137,9 @@ note "$([[ $sc_bad == 0 ]] && echo ok || echo FAIL)" \
 fuzz_dir=$(mktemp -d)
 trap 'rm -rf "$fuzz_dir"' EXIT
 fuzz_built=0
-echo "=== nlc-fuzz build"
-fuzz/build-static.sh "$fuzz_dir" && fuzz_built=1
-for kl in "${KLINES[@]}"; do
+((DEB_ONLY)) || echo "=== nlc-fuzz build"
+((DEB_ONLY)) || { fuzz/build-static.sh "$fuzz_dir" && fuzz_built=1; }
+for kl in "${RUN_LINES[@]}"; do
 	echo "=== $kl: fuzz model check on the host (fs/nls of linux-source-$kl)"
 	tree=$CACHE/src/$kl/linux
 	if [[ $fuzz_built == 1 && -f $tree/fs/nls/nls_cp437.c ]] &&
@@ -211,11 +226,11 @@ run_kunit() {
 		"$kl: kunit.py --kunitconfig fs/fat: $p passed, $f failed, $s skipped (exit $rc, $(elapsed "$t0"))"
 }
 
-for kl in "${KLINES[@]}"; do
+for kl in "${RUN_LINES[@]}"; do
 	run_suite "$kl" normal "${fuzz_run[@]}"
 	# the fast path (0008) is the same code on every line: its lookup
 	# differential test and kunit.py run on the newest line, mainline
-	if [[ $kl == "${KLINES[-1]}" ]]; then
+	if [[ $kl == "${RUN_LINES[-1]}" ]]; then
 		run_lookdiff "$kl"
 		run_kunit "$kl"
 	fi
@@ -228,42 +243,77 @@ for kl in "${KLINES[@]}"; do
 	done
 done
 
-# Debian's own 6.1 kernel and the DKMS package (issue: the .deb's modules
-# must pass the same suite; the .deb must install and remove cleanly).
-has_distro=0
-if [[ " ${KLINES[*]} " == *" 6.1 "* ]]; then
-	has_distro=1
-	run_suite distro -
+# Debian's own kernels and the DKMS package (issue 18): for Debian 12
+# (bookworm, the 6.1 line) and Debian 13 (trixie, the 6.12 line)
+# scripts/deb-check.sh installs the .deb in a debootstrap root on an older
+# kernel ABI (refused in one line: its fs/fat is not the archive's
+# linux-source), apt-get installs the newer ABI (the package's kernel hook
+# builds the modules for it), then a deliberately broken build (refused in
+# one line), the purge, apt exiting 0 throughout; it exports the newer
+# ABI's vmlinuz and the built modules, which ./qemu-run.sh --distro-kernel
+# boots to run the suite (the .deb's modules must pass it).  The two
+# suites' deb-checks run at once (separate roots; the package is made
+# once, before them), under the cache's lock; then the boots.  The
+# negative control, on Debian 12's kernel: --no-dkms must fail.
+DLINES=()
+declare -A DEB_SUITE=([6.1]=bookworm [6.12]=trixie) DEB_NUM=([6.1]=12 [6.12]=13)
+for kl in 6.1 6.12; do
+	[[ " ${KLINES[*]} " == *" $kl "* ]] && DLINES+=("$kl")
+done
+if ((${#DLINES[@]})); then
+	t0=$SECONDS
+	echo "=== scripts/mkdeb.sh, then scripts/deb-check.sh of $(for kl in "${DLINES[@]}"; do printf '%s ' "${DEB_SUITE[$kl]}"; done)at once"
+	mkdir -p "$CACHE"
+	exec 9>"$CACHE/.lock" # the runner's lock, for the deb-checks
+	flock 9
+	declare -A DPID=()
+	if scripts/mkdeb.sh --reuse --out "$CACHE/deb-dkms"; then
+		for kl in "${DLINES[@]}"; do
+			VFAT_NOLONGCREATE_LOCKED=1 scripts/deb-check.sh --suite "${DEB_SUITE[$kl]}" --cache "$CACHE" \
+				--export "$CACHE/deb-check-${DEB_NUM[$kl]}/export" >"$fuzz_dir/deb-check-$kl.log" 2>&1 &
+			DPID[$kl]=$!
+		done
+	fi
+	for kl in "${DLINES[@]}"; do
+		suite=${DEB_SUITE[$kl]}
+		rc=1
+		[[ -n ${DPID[$kl]:-} ]] && { wait "${DPID[$kl]}"; rc=$?; }
+		echo "=== scripts/deb-check.sh --suite $suite"
+		cat "$fuzz_dir/deb-check-$kl.log" 2>/dev/null
+		if [[ $rc == 0 ]]; then
+			count distro 1 0 0; note ok "distro: deb-check $suite: older ABI refused, newer ABI built on upgrade, broken build refused, apt exit 0, purge leaves nothing (both suites $(elapsed "$t0"))"
+		else
+			count distro 0 1 0; note FAIL "distro: deb-check $suite (exit $rc, both suites $(elapsed "$t0"))"
+		fi
+	done
+	exec 9>&-
+fi
+for kl in "${DLINES[@]}"; do
+	run_suite distro - --kernel "$kl"
+	[[ $kl == 6.1 ]] || continue
 	# The negative control: the stock modules (the built ones left out)
 	# must fail the srcversion proof, and every case must skip.
 	echo "=== ./qemu-run.sh --distro-kernel --no-dkms (must fail)"
 	t0=$SECONDS
-	./qemu-run.sh --distro-kernel --no-dkms "${QARGS[@]}" >"$fuzz_dir/no-dkms.log" 2>&1
+	./qemu-run.sh --distro-kernel --kernel "$kl" --no-dkms "${QARGS[@]}" >"$fuzz_dir/no-dkms.log" 2>&1
 	rc=$?
 	tail -n 6 "$fuzz_dir/no-dkms.log"
-	if [[ $rc == 1 ]] && grep -q ': NOT ours$' "$CACHE/results/6.1/distro-stock/modules.txt" 2>/dev/null &&
+	if [[ $rc == 1 ]] && grep -q ': NOT ours$' "$CACHE/results/$kl/distro-stock/modules.txt" 2>/dev/null &&
 		grep -q 'skipped every case (counted as failed)' "$fuzz_dir/no-dkms.log"; then
 		count distro 1 0 0; note ok "distro: --no-dkms fails as it must: stock modules NOT ours, every case skipped ($(elapsed "$t0"))"
 	else
 		count distro 0 1 0; note FAIL "distro: --no-dkms did not fail as it must (exit $rc) ($(elapsed "$t0"))"
 	fi
-	echo "=== scripts/deb-check.sh"
-	t0=$SECONDS
-	if scripts/deb-check.sh --cache "$CACHE"; then
-		count distro 1 0 0; note ok "distro: deb-check: dpkg -i builds and installs, guards refuse, dpkg -r leaves nothing ($(elapsed "$t0"))"
-	else
-		count distro 0 1 0; note FAIL "distro: deb-check ($(elapsed "$t0"))"
-	fi
-fi
+done
 
 echo "=== make check summary ($(elapsed "$START"))"
 printf '%s\n' "${LINES[@]}"
-for kl in "${KLINES[@]}"; do
+for kl in "${RUN_LINES[@]}"; do
 	printf 'linux-source-%s: %d passed, %d failed, %d skipped\n' "$kl" "${LP[$kl]:-0}" "${LF[$kl]:-0}" "${LS[$kl]:-0}"
 done
-if [[ $has_distro == 1 ]]; then
+if ((${#DLINES[@]})); then
 	printf "Debian's linux-image + DKMS: %d passed, %d failed, %d skipped\n" "${LP[distro]:-0}" "${LF[distro]:-0}" "${LS[distro]:-0}"
 fi
-printf 'all lines (shellcheck): %d passed, %d failed, %d skipped\n' "${LP[all]:-0}" "${LF[all]:-0}" "${LS[all]:-0}"
+((DEB_ONLY)) || printf 'all lines (shellcheck): %d passed, %d failed, %d skipped\n' "${LP[all]:-0}" "${LF[all]:-0}" "${LS[all]:-0}"
 printf '%d passed, %d failed, %d skipped\n' "$PASS" "$FAIL" "$SKIP"
 [[ $FAIL == 0 && $PASS -gt 0 ]]

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# deb-check.sh - install and remove the DKMS package like a user would, in a
-# throwaway Debian 12 root (debootstrap of bookworm, used as a chroot for
-# dpkg only; nothing is installed on this machine or loaded into its kernel).
+# deb-check.sh - install the DKMS package like a user would, then upgrade
+# the kernel, in a throwaway Debian root (debootstrap of Debian 12
+# "bookworm" or 13 "trixie", used as a chroot for dpkg and apt only;
+# nothing is installed on this machine or loaded into its kernel).
 # Run ./scripts/deb-check.sh --help for what it checks.
 set -euo pipefail
 
@@ -12,29 +13,57 @@ REPO=$(cd "$(dirname "$0")/.." && pwd -P)
 CACHE=${XDG_CACHE_HOME:-${HOME:-$(cd ~ && pwd)}/.cache}/vfat-nolongcreate
 MIRROR=${DEB_MIRROR:-http://deb.debian.org/debian}
 SECURITY=${DEB_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
+SUITE=bookworm
+LINE=
+EXPORT=
+REUSE_EXPORT=0
 
 usage() {
 	cat <<EOF
-usage: $PROG [--cache DIR]
+usage: $PROG [--suite bookworm|trixie] [--line 6.1|6.12] [--cache DIR]
+       [--export DIR [--reuse-export]]
 
-Builds the package (scripts/mkdeb.sh --reuse), then in a fresh copy of a
-bookworm root (debootstrap --variant=minbase, with dkms and Debian's
-linux-image and linux-headers of the package's kernel ABI installed by apt;
-kept as a tarball in <cache>/deb-check, made again when missing):
-  1. dpkg -i the .deb: dkms builds fat, vfat and msdos for that kernel and
-     installs them in /lib/modules/<release>/updates/dkms, where modinfo
-     finds vfat first;
-  2. the version guards: dkms refuses the next ABI's kernel release (exit
-     77 and its BUILD_EXCLUSIVE message); the package's Kbuild, run by
-     hand, refuses another kernel release and sources of another Linux
+Builds the package (scripts/mkdeb.sh --reuse), then, in a fresh copy of a
+root of the suite (debootstrap --variant=minbase with dkms and Debian's
+linux-image and linux-headers of an OLDER kernel ABI of the line installed
+(no initramfs: update-initramfs is diverted in this root to a script
+making an empty one; dpkg with force-unsafe-io, no fsync),
+and the packages of the NEWER ABI and linux-source-LINE downloaded into
+its apt cache, and only those; kept as a tarball in <cache>/deb-check-12
+or -13, made again when missing or made by an older recipe; the check
+goes on in the root it has just made).  Each suite has its own lock: the
+two suites' checks can run at once.  NEWER is the ABI whose version is the suite's newest
+linux-source-LINE, OLDER the ABI of the line just before it: both looked
+up with apt-cache in the root when the tarball is made.
+  1. apt-get install the .deb (it pulls linux-source-LINE, the newest):
+     exit 0, and for the OLDER kernel, whose sources are not that
+     linux-source, one line saying why nothing is built; modinfo -k
+     finds the stock vfat there;
+  2. apt-get install linux-image-NEWER linux-headers-NEWER: exit 0, the
+     package's kernel hook builds fat, vfat and msdos for it, and
+     modinfo -k NEWER finds them in updates/dkms with the package's
      version;
-  3. dpkg -r: modinfo finds the stock vfat again, dpkg no longer knows the
-     package, and the root's files (path, type, size, mode; the content of
-     the kernel's modules.* indexes) are as before dpkg -i (dpkg's own
-     database and logs aside, and dkms's signing key /var/lib/dkms/mok.*,
-     which dkms makes on its first build for any package and keeps).
+  2b. apt-get install --reinstall linux-source-LINE, which fires the
+     package's trigger (as a new linux-source would): exit 0, the OLDER
+     kernel refused again in one line, the NEWER one left alone;
+  3. a deliberately broken build (an #error in the package's sources, the
+     NEWER kernel's modules removed, apt-get install --reinstall of its
+     linux-headers, whose hook builds): exit 0, one line saying the build
+     failed, the stock vfat again;
+  4. apt-get purge --autoremove of the package, then of the NEWER
+     kernel: exit 0, and the root's files (path, type, size, mode; the
+     content of the kernels' modules.* indexes) are as before step 1
+     (dpkg's and apt's own state and logs aside, and dkms's signing key
+     /var/lib/dkms/mok.*, which dkms makes on its first build and keeps).
+With --export DIR, after step 2: the NEWER kernel's vmlinuz, the modules
+the suite needs and the built ones (DIR/KREL/, DIR/export.env), for
+./qemu-run.sh --distro-kernel; --reuse-export: if DIR holds an export of
+this package version, only say so and exit 0.
 Exit status 0 when all holds.
 
+  --suite S     bookworm (Debian 12, default line 6.1) or trixie (Debian
+                13, line 6.12)
+  --line LINE   the kernel line (6.1 or 6.12; trixie has only 6.12)
   --cache DIR   the cache (default: $CACHE)
 EOF
 }
@@ -47,11 +76,25 @@ step() { echo "== $PROG: $*"; }
 
 while (($#)); do
 	case $1 in
+	--suite) [[ $# -ge 2 ]] || die "--suite needs a suite"; SUITE=$2; shift 2 ;;
+	--line) [[ $# -ge 2 ]] || die "--line needs a line"; LINE=$2; shift 2 ;;
 	--cache) [[ $# -ge 2 ]] || die "--cache needs a directory"; CACHE=$2; shift 2 ;;
+	--export) [[ $# -ge 2 ]] || die "--export needs a directory"; EXPORT=$2; shift 2 ;;
+	--reuse-export) REUSE_EXPORT=1; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
 	esac
 done
+case $SUITE in
+bookworm) DEBVER=12; LINE=${LINE:-6.1} ;;
+trixie) DEBVER=13; LINE=${LINE:-6.12} ;;
+*) die "--suite wants bookworm or trixie, not '$SUITE'" ;;
+esac
+case $LINE in
+6.1) IMAGE_RE='^linux-image-6\.1\.0-[0-9]+-amd64$' ;;
+6.12) IMAGE_RE="^linux-image-6\\.12\\.[0-9]+\\+deb$DEBVER(\\.[0-9]+)?-amd64\$" ;;
+*) die "--line wants 6.1 or 6.12, not '$LINE'" ;;
+esac
 [[ $(id -u) == 0 ]] || die "needs root (debootstrap, chroot)"
 command -v debootstrap >/dev/null || {
 	export DEBIAN_FRONTEND=noninteractive
@@ -59,137 +102,320 @@ command -v debootstrap >/dev/null || {
 	apt-get install -y -q --no-install-recommends debootstrap </dev/null >/dev/null
 }
 
+START=$SECONDS
 mkdir -p "$CACHE"
-exec 9>"$CACHE/.lock" # the runner's lock: mkdeb.sh --reuse rewrites <cache>/deb
-flock 9
+if [[ -z ${VFAT_NOLONGCREATE_LOCKED:-} ]]; then
+	exec 9>"$CACHE/.lock" # the runner's lock (qemu-run.sh holds it when it runs this)
+	flock 9
+fi
 step "package"
-"$REPO/scripts/mkdeb.sh" --reuse --out "$CACHE/deb" | tail -n 1
+"$REPO/scripts/mkdeb.sh" --reuse --out "$CACHE/deb-dkms" | tail -n 1
 # shellcheck source=/dev/null
-. "$CACHE/deb/package.env" # PKGVER KABI SRCVER KERNEL_VERSION DEB
-KREL=$KABI-amd64
-W=$CACHE/deb-check
-TARBALL=$W/bookworm-${KABI}_$SRCVER.tar
+. "$CACHE/deb-dkms/package.env" # PKGVER DEB
+# an export is of this package version, made by this script
+EXPORT_KEY="$PKGVER $(sha256sum "$0" | cut -c 1-16)"
+if [[ -n $EXPORT && $REUSE_EXPORT == 1 && -f $EXPORT/export.env ]] &&
+	grep -qxF "EXPORT_KEY=$(printf '%q' "$EXPORT_KEY")" "$EXPORT/export.env"; then
+	echo "  export of $PKGVER kept: $EXPORT"
+	exit 0
+fi
+
+W=$CACHE/deb-check-$DEBVER
+TARBALL=$W/$SUITE-$LINE-root.tar
 R=$W/root
 mkdir -p "$W"
+# The suite's own lock: the two suites' checks may run at once (make
+# check runs them so, under the runner's lock).
+exec 8>"$W/.lock"
+flock 8
+# How the root is made (the steps below): a tarball of another format is
+# made again.  2: dpkg's unsafe-io, no .debs of installed packages kept;
+# 3: the update-initramfs stand-in answers --version.
+ROOT_FORMAT=3
 
 # Run a command in the root: its own mount and pid namespace, /proc of its own.
 in_root() {
 	unshare --mount --pid --fork --mount-proc="$R/proc" chroot "$R" "$@"
 }
+apt_root() {
+	in_root env DEBIAN_FRONTEND=noninteractive apt-get -q -y --no-install-recommends "$@"
+}
+# newest of the versions on stdin (Debian version order)
+newest() {
+	local v best=
+	while read -r v; do
+		[[ -z $best ]] && { best=$v; continue; }
+		dpkg --compare-versions "$v" gt "$best" && best=$v
+	done
+	printf '%s\n' "$best"
+}
+versions() { in_root apt-cache madison "$1" | awk -F'|' '{ gsub(/ /, "", $2); print $2 }' | sort -u; }
 
-if [[ ! -f $TARBALL ]]; then
-	step "debootstrap --variant=minbase bookworm, then apt-get install dkms linux-image-$KREL linux-headers-$KREL"
+if [[ ! -f $TARBALL || ! -f $TARBALL.env ]] || ! grep -qx "ROOT_FORMAT=$ROOT_FORMAT" "$TARBALL.env"; then
+	t0=$SECONDS
+	step "debootstrap --variant=minbase $SUITE, then the OLDER $LINE kernel and dkms"
 	rm -rf "$R"
-	debootstrap --variant=minbase bookworm "$R" "$MIRROR" >"$W/debootstrap.log" 2>&1 ||
+	debootstrap --variant=minbase "$SUITE" "$R" "$MIRROR" >"$W/debootstrap.log" 2>&1 ||
 		{ tail -n 20 "$W/debootstrap.log" >&2; die "debootstrap failed"; }
+	# dpkg without fsync in this throwaway root (each kernel package
+	# unpacks thousands of files): the same files, faster
+	echo force-unsafe-io >"$R/etc/dpkg/dpkg.cfg.d/deb-check-unsafe-io"
 	cat >"$R/etc/apt/sources.list" <<EOF
-deb $MIRROR bookworm main
-deb $MIRROR bookworm-updates main
-deb $SECURITY bookworm-security main
+deb $MIRROR $SUITE main
+deb $MIRROR $SUITE-updates main
+deb $SECURITY $SUITE-security main
 EOF
-	in_root env DEBIAN_FRONTEND=noninteractive sh -c "apt-get update -q &&
-		apt-get install -y -q --no-install-recommends dkms openssl \
-		linux-image-$KREL=$SRCVER linux-headers-$KREL=$SRCVER" >"$W/apt.log" 2>&1 ||
-		{ tail -n 20 "$W/apt.log" >&2; die "apt-get install in the root failed"; }
-	in_root apt-get clean
-	rm -f "$W"/bookworm-*.tar
+	apt_root update >"$W/apt.log" 2>&1 || { tail -n 20 "$W/apt.log" >&2; die "apt-get update in the root failed"; }
+	# No initramfs in this root, which never boots (the kernel's postinst
+	# hook would make one per kernel install, ~30-60 s each): its
+	# update-initramfs is diverted, before initramfs-tools comes with the
+	# first kernel, to a script that makes an empty /boot/initrd.img-KREL
+	# (-c, -u) and removes it (-d), so that the /initrd.img links behave as
+	# usual.  It says it is initramfs-tools when asked --version: Debian
+	# 13's kernel hook (/etc/kernel/postinst.d/initramfs-tools) makes no
+	# initrd otherwise, while linux-update-symlinks links /initrd.img to
+	# it all the same, and removes that link again on a purge.  (The
+	# package's hook runs before initramfs-tools's:
+	# "dkms-vfat-nolongcreate" sorts first.)
+	in_root dpkg-divert --local --rename --divert /usr/sbin/update-initramfs.real \
+		--add /usr/sbin/update-initramfs >>"$W/apt.log" 2>&1 || die "dpkg-divert in the root failed"
+	cat >"$R/usr/sbin/update-initramfs" <<'EOF'
+#!/bin/sh
+# deb-check.sh: no initramfs in this root, which never boots; an empty file stands for it
+op='' k=''
+while [ $# -gt 0 ]; do
+	case $1 in
+	-c | -u) op=make ;;
+	-d) op=del ;;
+	-k) k=$2; shift ;;
+	--version) echo 'initramfs-tools (deb-check.sh: an empty initrd)'; exit 0 ;;
+	esac
+	shift
+done
+[ -n "$k" ] && [ "$k" != all ] || exit 0
+case $op in
+make) echo "update-initramfs (deb-check.sh): empty /boot/initrd.img-$k"; : >"/boot/initrd.img-$k" ;;
+del) rm -f "/boot/initrd.img-$k" ;;
+esac
+exit 0
+EOF
+	chmod 755 "$R/usr/sbin/update-initramfs"
+	# The ABIs, looked up: NEWER is of the newest linux-source-LINE's
+	# version, OLDER the newest ABI of an older version.
+	SV=$(versions "linux-source-$LINE" | newest)
+	[[ -n $SV ]] || die "$SUITE has no linux-source-$LINE"
+	NEW='' OLD='' OLDV=''
+	for p in $(in_root apt-cache pkgnames linux-image- | grep -E "$IMAGE_RE"); do
+		v=$(versions "$p" | newest)
+		if [[ $v == "$SV" ]]; then
+			NEW=${p#linux-image-}
+		elif dpkg --compare-versions "$v" lt "$SV" && { [[ -z $OLDV ]] || dpkg --compare-versions "$v" gt "$OLDV"; }; then
+			OLD=${p#linux-image-} OLDV=$v
+		fi
+	done
+	[[ -n $NEW ]] || die "$SUITE: no linux-image of linux-source-$LINE's version $SV"
+	[[ -n $OLD ]] || die "$SUITE: no linux-image of the $LINE line older than $SV"
+	echo "  looked up: linux-source-$LINE $SV; older ABI $OLD ($OLDV), newer ABI $NEW ($SV)"
+	apt_root install dkms openssl "linux-image-$OLD=$OLDV" "linux-headers-$OLD=$OLDV" >>"$W/apt.log" 2>&1 ||
+		{ tail -n 20 "$W/apt.log" >&2; die "apt-get install of the older kernel in the root failed"; }
+	# what the check installs later, in the root's apt cache (no network
+	# then), and nothing else: the .debs of the installed packages go
+	apt_root clean >>"$W/apt.log" 2>&1
+	apt_root install --download-only "linux-image-$NEW=$SV" "linux-headers-$NEW=$SV" \
+		"linux-source-$LINE=$SV" patch xz-utils >>"$W/apt.log" 2>&1 ||
+		{ tail -n 20 "$W/apt.log" >&2; die "apt-get install --download-only of the newer kernel failed"; }
+	rm -f "$W"/*-root.tar "$W"/*-root.tar.env
 	tar -C "$R" -cf "$TARBALL.tmp" .
+	{
+		printf 'SV=%q\n' "$SV"
+		printf 'NEW=%q\n' "$NEW"
+		printf 'OLD=%q\n' "$OLD"
+		printf 'OLDV=%q\n' "$OLDV"
+		printf 'ROOT_FORMAT=%q\n' "$ROOT_FORMAT"
+	} >"$TARBALL.env"
 	mv "$TARBALL.tmp" "$TARBALL"
+	# $R is the tarball's content: the check goes on in it
+	echo "  root made in $((SECONDS - t0)) s: $TARBALL"
 else
+	t0=$SECONDS
 	step "a fresh root from $TARBALL"
+	rm -rf "$R"
+	mkdir -p "$R"
+	tar -C "$R" -xf "$TARBALL"
+	echo "  extracted in $((SECONDS - t0)) s"
 fi
-rm -rf "$R"
-mkdir -p "$R"
-tar -C "$R" -xf "$TARBALL"
+# shellcheck source=/dev/null
+. "$TARBALL.env" # SV NEW OLD OLDV ROOT_FORMAT
+KOLD=$OLD KNEW=$NEW
 # shellcheck disable=SC2016 # dpkg-query formats
-echo "  $(in_root dpkg-query -W -f='${Package} ${Version}\n' dkms "linux-image-$KREL" "linux-headers-$KREL" | paste -sd,)"
+echo "  $SUITE: $(in_root dpkg-query -W -f='${Package} ${Version}\n' dkms "linux-image-$KOLD" | paste -sd,); linux-source-$LINE $SV and linux-image-$KNEW in the apt cache"
 
-# The root's files (and symlinks), with what may change aside: dpkg's own
-# database and logs.
+# The root's files (and symlinks), with what may change aside: dpkg's and
+# apt's own state, caches and logs.
 file_list() {
 	{
 		# (a directory's size only grows: not compared)
 		in_root find / -xdev \( -path /proc -o -path /sys -o -path /dev -o -path /tmp \
-			-o -path /run -o -path /var/lib/dpkg -o -path /var/log \) -prune \
+			-o -path /run -o -path /var/lib/dpkg -o -path /var/log -o -path /var/cache/apt \
+			-o -path /var/lib/apt \) -prune \
 			-o -type d -printf '%p %y - %m\n' -o -printf '%p %y %s %m\n' || die "find in the root failed"
-		in_root sh -c "cd /lib/modules/$KREL && sha256sum modules.*" || die "no modules.* in the root"
+		# shellcheck disable=SC2016 # expanded in the root
+		in_root sh -c 'for d in /lib/modules/*/; do (cd "$d" && sha256sum modules.* | sed "s|  |  $d|"); done' ||
+			die "no modules.* in the root"
 	} | LC_ALL=C sort
 }
-file_list >"$W/files.before"
+# where modinfo -k finds module $2 of kernel $1
+resolve() { in_root modinfo -k "$1" -n "$2" 2>&1 || true; }
+# the package's lines in an apt log
+pkg_lines() { grep -E '^vfat-nolongcreate: ' "$1" || true; }
 problems=()
-
-step "dpkg -i ${DEB##*/}"
-cp "$DEB" "$R/tmp/"
-in_root dpkg -i "/tmp/${DEB##*/}" >"$W/dpkg-i.log" 2>&1 ||
-	{ cat "$W/dpkg-i.log" >&2; die "dpkg -i failed"; }
-sed 's/^/  | /' "$W/dpkg-i.log"
-M=/lib/modules/$KREL/updates/dkms
-for m in fat vfat msdos; do
-	if [[ -f $R$M/$m.ko ]]; then
-		echo "  $M/$m.ko: version $(modinfo -F version "$R$M/$m.ko"), vermagic $(modinfo -F vermagic "$R$M/$m.ko")"
-	else
-		problems+=("dpkg -i installed no $M/$m.ko")
-	fi
+# the /initrd.img links point at the kernels' (empty) initrds, as on a
+# machine; a dangling one would go on a purge
+for l in initrd.img initrd.img.old; do
+	[[ -L $R/$l && ! -e $R/$l ]] && problems+=("root: /$l -> $(readlink "$R/$l"), which does not exist")
 done
-got=$(in_root modinfo -k "$KREL" -n vfat 2>&1 || true)
-echo "  modinfo -k $KREL -n vfat: $got"
-[[ $got == "$M/vfat.ko" ]] || problems+=("vfat of $KREL resolves to $got, not $M/vfat.ko")
+links=$(cd "$R" && for l in initrd.img initrd.img.old; do [[ ! -L $l ]] || printf ', /%s -> %s' "$l" "$(readlink "$l")"; done)
+echo "  initrds: $(find "$R/boot" -name 'initrd.img-*' -printf '%f (%s bytes) ' | sed 's/ $//')$links"
+file_list >"$W/files.before"
+cp "$DEB" "$R/tmp/"
+
+t0=$SECONDS
+step "1. apt-get install ./${DEB##*/} (on the older ABI $KOLD)"
+rc=0
+apt_root install "/tmp/${DEB##*/}" >"$W/1-install.log" 2>&1 || rc=$?
+grep -E '^(Setting up|Unpacking) ' "$W/1-install.log" | sed 's/^/  | /'
+pkg_lines "$W/1-install.log" | sed 's/^/  | /'
+echo "  apt-get exit status: $rc ($((SECONDS - t0)) s)"
+[[ $rc == 0 ]] || { tail -n 30 "$W/1-install.log" >&2; problems+=("1: apt-get install of the package: exit $rc"); }
+[[ $(pkg_lines "$W/1-install.log" | grep -c "not built for kernel $KOLD: ") == 1 ]] ||
+	problems+=("1: not one line saying why nothing is built for $KOLD")
+got=$(resolve "$KOLD" vfat)
+echo "  modinfo -k $KOLD -n vfat: $got"
+[[ $got == "/lib/modules/$KOLD/kernel/fs/fat/vfat.ko"* ]] || problems+=("1: vfat of $KOLD resolves to $got")
+
+t0=$SECONDS
+step "2. apt-get install linux-image-$KNEW linux-headers-$KNEW (the kernel update)"
+rc=0
+apt_root install "linux-image-$KNEW" "linux-headers-$KNEW" >"$W/2-upgrade.log" 2>&1 || rc=$?
+grep -E '^(Setting up|Unpacking|run-parts|update-initramfs|dkms|Autoinstall)' "$W/2-upgrade.log" | sed 's/^/  | /'
+pkg_lines "$W/2-upgrade.log" | sed 's/^/  | /'
+echo "  apt-get exit status: $rc ($((SECONDS - t0)) s)"
+[[ $rc == 0 ]] || { tail -n 30 "$W/2-upgrade.log" >&2; problems+=("2: apt-get install of the newer kernel: exit $rc"); }
+pkg_lines "$W/2-upgrade.log" | grep -q "built and installed fat, vfat, msdos for kernel $KNEW " ||
+	problems+=("2: no line saying the modules were built for $KNEW")
+M=/lib/modules/$KNEW/updates/dkms
+for m in fat vfat msdos; do
+	got=$(resolve "$KNEW" "$m")
+	ver=$(in_root modinfo -k "$KNEW" -F version "$m" 2>/dev/null || true)
+	echo "  modinfo -k $KNEW $m: $got, version ${ver:--}"
+	[[ $got == "$M/$m.ko"* && $ver == "$PKGVER" ]] || problems+=("2: $m of $KNEW is $got version ${ver:--}, not $M/$m.ko* version $PKGVER")
+done
 echo "  dkms status: $(in_root dkms status | paste -sd';')"
 
-step "version guards"
-n=${KABI##*-}
-other=${KABI%-*}-$((n + 1))-amd64 # the next ABI
-rc=0
-out=$(in_root dkms build -m vfat-nolongcreate -v "$PKGVER" -k "$other" \
-	--kernelsourcedir "/usr/src/linux-headers-$KREL" 2>&1) || rc=$?
-printf '%s\n' "$out" | sed 's/^/  | /'
-if [[ $rc == 77 && $out == *BUILD_EXCLUSIVE* ]]; then
-	echo "  dkms build -k $other: refused (exit 77)"
-else
-	problems+=("dkms build -k $other: exit $rc, not 77 with the BUILD_EXCLUSIVE message")
+if [[ -n $EXPORT && ${#problems[@]} == 0 ]]; then
+	step "export of $KNEW for qemu-run.sh --distro-kernel: $EXPORT"
+	rm -rf "$EXPORT"
+	E=$EXPORT/$KNEW
+	mkdir -p "$E/boot" "$E/modules"
+	cp "$R/boot/vmlinuz-$KNEW" "$E/boot/"
+	S=$R/lib/modules/$KNEW
+	(cd "$S" && cp --parents modules.order modules.builtin modules.builtin.modinfo "$E/modules/")
+	(cd "$S" && find kernel updates -name '*.ko*' \( -path 'updates/*' -o -name 'loop.ko*' -o -name 'nls_*.ko*' \
+		-o -path 'kernel/fs/fat/*' \) -exec cp --parents {} "$E/modules/" \;)
+	# dkms 3.2 (Debian 13) moves the kernel's own fat modules aside while
+	# the package's are installed (and back on removal): the stock ones,
+	# for --no-dkms and the vermagic check, from where it keeps them
+	O=$R/var/lib/dkms/vfat-nolongcreate/original_module/$KNEW/x86_64
+	for f in "$O"/*.origin; do
+		[[ -e $f ]] || continue
+		orig=$(cat "$f")
+		mkdir -p "$E/modules/$(dirname "${orig#"/lib/modules/$KNEW/"}")"
+		cp "${f%.origin}" "$E/modules/${orig#"/lib/modules/$KNEW/"}"
+		echo "  ${orig#"/lib/modules/$KNEW/"}: the stock module, kept by dkms in ${O#"$R"}"
+	done
+	{
+		printf 'PKGVER=%q\n' "$PKGVER"
+		printf 'EXPORT_KEY=%q\n' "$EXPORT_KEY"
+		printf 'SUITE=%q\n' "$SUITE"
+		printf 'KREL=%q\n' "$KNEW"
+		printf 'KVERSION=%q\n' "$SV"
+		printf 'LINE=%q\n' "$LINE"
+	} >"$EXPORT/export.env"
+	echo "  $(find "$E/modules" -name '*.ko*' | wc -l) modules, $(du -sk "$E" | cut -f1) KiB"
 fi
-# The Kbuild file's own checks, for a build by hand: another kernel
-# release, and the sources of another Linux version than the kernel's.
-in_root cp -r "/usr/src/vfat-nolongcreate-$PKGVER" /tmp/kb
-for what in "KERNELRELEASE=$other" "VFAT_NOLONGCREATE_KERNEL=6.1.1"; do
-	rc=0
-	out=$(in_root make -C "/usr/src/linux-headers-$KREL" M=/tmp/kb "$what" modules 2>&1) || rc=$?
-	printf '%s\n' "$out" | grep 'refusing' | sed 's/^/  | /'
-	if [[ $rc != 0 && $out == *"refusing to build"* ]]; then
-		echo "  Kbuild with $what: refused"
-	else
-		problems+=("Kbuild with $what: built (exit $rc)")
-	fi
-done
-rm -rf "$R/tmp/kb"
 
-step "dpkg -r vfat-nolongcreate-dkms"
-in_root dpkg -r vfat-nolongcreate-dkms >"$W/dpkg-r.log" 2>&1 ||
-	{ cat "$W/dpkg-r.log" >&2; die "dpkg -r failed"; }
-sed 's/^/  | /' "$W/dpkg-r.log"
+t0=$SECONDS
+step "2b. apt-get install --reinstall linux-source-$LINE: the package's trigger"
+# A new linux-source-LINE (here the same one again) runs the package's
+# hook for every kernel: the older one is refused again in one line, the
+# newer one has its modules already and is left alone.
+rc=0
+apt_root install --reinstall "linux-source-$LINE" >"$W/2b-trigger.log" 2>&1 || rc=$?
+grep -E '^Processing triggers for vfat' "$W/2b-trigger.log" | sed 's/^/  | /'
+pkg_lines "$W/2b-trigger.log" | sed 's/^/  | /'
+echo "  apt-get exit status: $rc ($((SECONDS - t0)) s)"
+[[ $rc == 0 ]] || { tail -n 30 "$W/2b-trigger.log" >&2; problems+=("2b: apt-get install --reinstall linux-source-$LINE: exit $rc"); }
+grep -q '^Processing triggers for vfat-nolongcreate-dkms' "$W/2b-trigger.log" ||
+	problems+=("2b: the package's trigger did not run")
+[[ $(pkg_lines "$W/2b-trigger.log" | grep -c "not built for kernel $KOLD: ") == 1 &&
+	$(pkg_lines "$W/2b-trigger.log" | grep -c "kernel $KNEW") == 0 ]] ||
+	problems+=("2b: the trigger did not say one line for $KOLD and nothing for $KNEW")
+got=$(resolve "$KNEW" vfat)
+[[ $got == "/lib/modules/$KNEW/updates/dkms/vfat.ko"* ]] || problems+=("2b: vfat of $KNEW is $got after the trigger")
+
+t0=$SECONDS
+step "3. a deliberately broken build: #error in the sources, apt-get install --reinstall linux-headers-$KNEW"
+SRC=/usr/src/vfat-nolongcreate-$PKGVER
+in_root dkms remove -m vfat-nolongcreate -v "$PKGVER" -k "$KNEW" >/dev/null 2>&1 || true
+cp "$R$SRC/vfat_version.c" "$W/vfat_version.c.orig"
+echo '#error deliberately broken by deb-check.sh' >>"$R$SRC/vfat_version.c"
+rc=0
+apt_root install --reinstall "linux-headers-$KNEW" >"$W/3-broken.log" 2>&1 || rc=$?
+pkg_lines "$W/3-broken.log" | sed 's/^/  | /'
+echo "  apt-get exit status: $rc ($((SECONDS - t0)) s)"
+grep -h 'deliberately broken' "$R/var/lib/dkms/vfat-nolongcreate/$PKGVER/build/make.log" 2>/dev/null |
+	head -n 1 | sed 's/^/  make.log: /' || true
+[[ $rc == 0 ]] || { tail -n 30 "$W/3-broken.log" >&2; problems+=("3: apt-get install --reinstall with a broken build: exit $rc"); }
+[[ $(pkg_lines "$W/3-broken.log" | grep -c "not built for kernel $KNEW: dkms install failed") == 1 ]] ||
+	problems+=("3: not one line saying the build for $KNEW failed")
+got=$(resolve "$KNEW" vfat)
+echo "  modinfo -k $KNEW -n vfat: $got"
+[[ $got == "/lib/modules/$KNEW/kernel/fs/fat/vfat.ko"* ]] || problems+=("3: vfat of $KNEW resolves to $got after a failed build")
+cp "$W/vfat_version.c.orig" "$R$SRC/vfat_version.c"
+
+t0=$SECONDS
+step "4. apt-get purge --autoremove vfat-nolongcreate-dkms, then the newer kernel"
+rc=0
+apt_root purge --autoremove vfat-nolongcreate-dkms >"$W/4-purge.log" 2>&1 || rc=$?
+grep -E '^(Removing|Purging) ' "$W/4-purge.log" | sed 's/^/  | /'
+[[ $rc == 0 ]] || { tail -n 30 "$W/4-purge.log" >&2; problems+=("4: apt-get purge of the package: exit $rc"); }
+# shellcheck disable=SC2016 # a dpkg-query format
+status=$(in_root dpkg-query -W -f='${db:Status-Abbrev}' vfat-nolongcreate-dkms 2>/dev/null || true)
+echo "  dpkg status after purge: ${status:-not known to dpkg}"
+[[ -z $status ]] || problems+=("4: dpkg still knows the package after purge: $status")
+rc2=0
+apt_root purge --autoremove "linux-image-$KNEW" "linux-headers-$KNEW" >>"$W/4-purge.log" 2>&1 || rc2=$?
+echo "  apt-get exit status: $rc, then $rc2 ($((SECONDS - t0)) s)"
+[[ $rc2 == 0 ]] || { tail -n 30 "$W/4-purge.log" >&2; problems+=("4: apt-get purge of the newer kernel: exit $rc2"); }
 file_list >"$W/files.after"
 # dkms's own key for signing modules, made by its first build on a machine
 # (not a file of this package; Secure Boot users enroll it, so it stays).
 dkms_key='^/var/lib/dkms/mok\.(key|pub) '
 LC_ALL=C comm -13 "$W/files.before" "$W/files.after" | grep -E "$dkms_key" | sed 's/^/  kept by dkms, its signing key: /' || true
 if diff -u "$W/files.before" <(grep -vE "$dkms_key" "$W/files.after") >"$W/files.diff"; then
-	echo "  file list after dpkg -r = before dpkg -i ($(wc -l <"$W/files.before") paths)"
+	echo "  file list after the purges = before step 1 ($(wc -l <"$W/files.before") paths)"
 else
 	sed 's/^/  | /' "$W/files.diff" | head -n 40
-	problems+=("dpkg -r left the root's file list changed (see above)")
+	problems+=("4: the purges left the root's file list changed (see above)")
 fi
-# shellcheck disable=SC2016 # a dpkg-query format
-status=$(in_root dpkg-query -W -f='${db:Status-Abbrev}' vfat-nolongcreate-dkms 2>/dev/null || true)
-echo "  dpkg status after -r: ${status:-not known to dpkg}"
-[[ -z $status ]] || problems+=("dpkg still knows the package after dpkg -r: $status")
-got=$(in_root modinfo -k "$KREL" -n vfat 2>&1 || true)
-echo "  modinfo -k $KREL -n vfat: $got"
-[[ $got == /lib/modules/$KREL/kernel/fs/fat/vfat.ko* ]] || problems+=("after dpkg -r, vfat resolves to $got")
+got=$(resolve "$KOLD" vfat)
+echo "  modinfo -k $KOLD -n vfat: $got"
+[[ $got == "/lib/modules/$KOLD/kernel/fs/fat/vfat.ko"* ]] || problems+=("4: vfat of $KOLD resolves to $got")
 
 if ((${#problems[@]})); then
-	printf '%s: %s\n' "$PROG" "${problems[@]}" >&2
-	echo "deb-check: FAILED"
+	for p in "${problems[@]}"; do echo "$PROG: $p" >&2; done
+	echo "deb-check $SUITE: FAILED ($((SECONDS - START)) s)"
 	exit 1
 fi
-rm -rf "$R" # 1 GB; the tarball stays
-echo "deb-check: ok (${DEB##*/} on linux-image-$KREL $SRCVER)"
+rm -rf "$R" # 1-2 GB; the tarball stays
+echo "deb-check $SUITE: ok in $((SECONDS - START)) s (${DEB##*/}: $KOLD refused in one line, $KNEW built on upgrade, a broken build refused in one line, apt exit 0 throughout, purge leaves the root as it was)"

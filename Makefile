@@ -11,7 +11,7 @@
 ARGS ?=
 
 .PHONY: help check check-series shellcheck run debug shell bench fuzz fuzz-short \
-	lookdiff lookdiff-short deb deb-check distro submission
+	lookdiff lookdiff-short deb deb-check distro submission docs-check transcript
 
 help:
 	@echo 'make check         on the three kernel lines (6.1, 6.12, 7.3 mainline): series'
@@ -48,6 +48,14 @@ help:
 	@echo '                   with cover letters, To/Cc from get_maintainer.pl, checked'
 	@echo '                   (git am, checkpatch --strict); in <cache>/submission'
 	@echo '                   (scripts/submit.sh; SUBMIT_ARGS="--version 2")'
+	@echo 'make docs-check    README.md and docs/ against make help and qemu-run.sh'
+	@echo '                   --help: every target and option they name must exist,'
+	@echo '                   every link must lead to a file (scripts/check-docs.sh;'
+	@echo '                   the first step of make check, a second or two)'
+	@echo "make transcript    boot the 7.3 kernel with ./qemu-run.sh --guest-cmd, run the"
+	@echo "                   README's nolongcreate session in the guest and rewrite"
+	@echo '                   its transcript in README.md (scripts/transcript.sh; ~1-2'
+	@echo '                   min with the kernel built, ARGS="--kernel 6.12" another line)'
 	@echo 'make help          this text'
 	@echo 'Pass qemu-run.sh options with ARGS=..., e.g. make run ARGS=--verbose;'
 	@echo 'the kernel line with ARGS="--kernel 6.12" (run, debug, shell, bench, fuzz...)'
@@ -63,6 +71,12 @@ check-series:
 
 run:
 	./qemu-run.sh $(ARGS)
+
+docs-check:
+	./scripts/check-docs.sh
+
+transcript:
+	./scripts/transcript.sh $(ARGS)
 
 deb:
 	./scripts/mkdeb.sh $(DEB_ARGS)

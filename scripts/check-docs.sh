@@ -8,7 +8,8 @@
 # lines that start with a command, and fails when
 #   - a `make TARGET` names a target that `make help` does not list;
 #   - a `./qemu-run.sh ...` (or `make run|check|debug|shell|distro
-#     ARGS='...'`, whose ARGS go to qemu-run.sh) uses an option that
+#     ARGS='...'`, whose ARGS go to qemu-run.sh), or a `--option` of the
+#     table under "## Options" in docs/runner.md, uses an option that
 #     `./qemu-run.sh --help` does not list;
 #   - a relative Markdown link [text](path) points at no file;
 #   - README.md is longer than 150 lines.
@@ -93,7 +94,7 @@ function command(words, n,    i, name, tgt, qargs) {
 		i++
 	if (i > n) return
 	if (words[i] == "make") {
-		if (i < n && words[i + 1] ~ /^-/) return	# make -C DIR: not ours
+		if (i < n && words[i + 1] == "-C") return	# make -C DIR: not ours
 		for (i++; i <= n; i++) {
 			if (words[i] ~ /^[A-Za-z_][A-Za-z0-9_]*=/) {
 				if (words[i] ~ /^ARGS=/) qargs = substr(words[i], 6)
@@ -115,12 +116,17 @@ function options(s,    k, m, o) {
 }
 # Paragraphs are scanned whole, so that a code span may wrap; a problem
 # is reported at the line its code span starts on.
-function para(    rest, base, k, ln, p) {
+function para(    rest, base, k, p, span) {
 	rest = ptext; base = 0
 	while (match(rest, /`[^`]+`/)) {
 		for (k = pn; k > 1 && poff[k] > base + RSTART; k--) ;
 		LN = pline[k]
-		shell(substr(rest, RSTART + 1, RLENGTH - 2))
+		span = substr(rest, RSTART + 1, RLENGTH - 2)
+		# the option table of docs/runner.md: each `--option ...` is one
+		if (FN ~ /(^|\/)runner\.md$/ && section == "Options" && span ~ /^--/)
+			options(span)
+		else
+			shell(span)
 		base += RSTART + RLENGTH - 1
 		rest = substr(rest, RSTART + RLENGTH)
 	}
@@ -139,6 +145,7 @@ FNR == 1 { para(); fence = 0; FN = FILENAME }
 /^[ \t]*```/ { para(); fence = !fence; next }
 fence { shell($0); next }
 /^[ \t]*$/ { para(); next }
+/^#+ / { para(); section = $0; sub(/^#+ +/, "", section); next }
 {
 	poff[++pn] = length(ptext) + 1; pline[pn] = FNR
 	ptext = ptext $0 " "

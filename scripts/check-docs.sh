@@ -63,7 +63,14 @@ scan='
 # Split a shell fragment into commands (at ; | & outside quotes) and words
 # (quotes removed); an unquoted # at a word start comments out the rest.
 # Calls command(words, n) for each command.
-function shell(s,    i, c, q, w, inword, words, n) {
+function shell(s,    i, c, q, w, inword, words, n, st, ln) {
+	# a command substitution is a command of its own (match() of the
+	# recursion moves RSTART and RLENGTH: keep them first)
+	while (match(s, /\$\([^()]*\)/)) {
+		st = RSTART; ln = RLENGTH
+		shell(substr(s, st + 2, ln - 3))
+		s = substr(s, 1, st - 1) "X" substr(s, st + ln)
+	}
 	q = ""; w = ""; inword = 0; n = 0
 	for (i = 1; i <= length(s); i++) {
 		c = substr(s, i, 1)
@@ -116,19 +123,20 @@ function options(s,    k, m, o) {
 }
 # Paragraphs are scanned whole, so that a code span may wrap; a problem
 # is reported at the line its code span starts on.
-function para(    rest, base, k, p, span) {
+function para(    rest, base, k, p, span, st, ln) {
 	rest = ptext; base = 0
 	while (match(rest, /`[^`]+`/)) {
-		for (k = pn; k > 1 && poff[k] > base + RSTART; k--) ;
+		st = RSTART; ln = RLENGTH	# shell() calls match() too
+		for (k = pn; k > 1 && poff[k] > base + st; k--) ;
 		LN = pline[k]
-		span = substr(rest, RSTART + 1, RLENGTH - 2)
+		span = substr(rest, st + 1, ln - 2)
 		# the option table of docs/runner.md: each `--option ...` is one
 		if (FN ~ /(^|\/)runner\.md$/ && section == "Options" && span ~ /^--/)
 			options(span)
 		else
 			shell(span)
-		base += RSTART + RLENGTH - 1
-		rest = substr(rest, RSTART + RLENGTH)
+		base += st + ln - 1
+		rest = substr(rest, st + ln)
 	}
 	rest = ptext; base = 0
 	while (match(rest, /\]\([^)# ]+/)) {

@@ -14,7 +14,8 @@ ARGS ?=
 	lookdiff lookdiff-short deb deb-check distro submission docs-check transcript
 
 help:
-	@echo 'make check         on the three kernel lines (6.1, 6.12, 7.3 mainline): series'
+	@echo 'make check         make docs-check, then on the three kernel lines (6.1, 6.12,'
+	@echo '                   7.3 mainline): series'
 	@echo '                   hygiene (git am, checkpatch --strict, selftests/ vs'
 	@echo '                   patches/LINE/), shellcheck, fuzz model check + the fat'
 	@echo "                   kselftests (the series' and the project's extended suite)"

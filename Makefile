@@ -15,9 +15,9 @@ ARGS ?=
 
 help:
 	@echo 'make check         make docs-check, then on the three kernel lines (6.1, 6.12,'
-	@echo '                   7.3 mainline): series'
-	@echo '                   hygiene (git am, checkpatch --strict, selftests/ vs'
-	@echo '                   patches/LINE/), shellcheck, fuzz model check + the fat'
+	@echo '                   7.3 mainline): series hygiene (git am, checkpatch'
+	@echo '                   --strict, selftests/ vs patches/LINE/), shellcheck,'
+	@echo '                   fuzz model check + the fat'
 	@echo "                   kselftests (the series' and the project's extended suite)"
 	@echo "                   and fat's KUnit suite in QEMU with the normal config, then"
 	@echo '                   debug on 7.3 and kcsan on 6.12; on 7.3 also make'

@@ -11,12 +11,14 @@
 ARGS ?=
 
 .PHONY: help check check-series shellcheck run debug shell bench fuzz fuzz-short \
-	lookdiff lookdiff-short deb deb-check distro check-debian submission
+	lookdiff lookdiff-short deb deb-check distro check-debian submission docs-check \
+	transcript
 
 help:
-	@echo 'make check         on the three kernel lines (6.1, 6.12, 7.3 mainline): series'
-	@echo '                   hygiene (git am, checkpatch --strict, selftests/ vs'
-	@echo '                   patches/LINE/), shellcheck, fuzz model check + the fat'
+	@echo 'make check         make docs-check, then on the three kernel lines (6.1, 6.12,'
+	@echo '                   7.3 mainline): series hygiene (git am, checkpatch'
+	@echo '                   --strict, selftests/ vs patches/LINE/), shellcheck,'
+	@echo '                   fuzz model check + the fat'
 	@echo "                   kselftests (the series' and the project's extended suite)"
 	@echo "                   and fat's KUnit suite in QEMU with the normal config, then"
 	@echo '                   debug on 7.3 and kcsan on 6.12; on 7.3 also make'
@@ -51,6 +53,14 @@ help:
 	@echo '                   with cover letters, To/Cc from get_maintainer.pl, checked'
 	@echo '                   (git am, checkpatch --strict); in <cache>/submission'
 	@echo '                   (scripts/submit.sh; SUBMIT_ARGS="--version 2")'
+	@echo 'make docs-check    README.md and docs/ against make help and qemu-run.sh'
+	@echo '                   --help: every target and option they name must exist,'
+	@echo '                   every link must lead to a file (scripts/check-docs.sh;'
+	@echo '                   the first step of make check, a second or two)'
+	@echo "make transcript    boot the 7.3 kernel with ./qemu-run.sh --guest-cmd, run the"
+	@echo "                   README's nolongcreate session in the guest and rewrite"
+	@echo '                   its transcript in README.md (scripts/transcript.sh; ~1-2'
+	@echo '                   min with the kernel built, ARGS="--kernel 6.12" another line)'
 	@echo 'make help          this text'
 	@echo 'Pass qemu-run.sh options with ARGS=..., e.g. make run ARGS=--verbose;'
 	@echo 'the kernel line with ARGS="--kernel 6.12" (run, debug, shell, bench, fuzz...)'
@@ -66,6 +76,12 @@ check-series:
 
 run:
 	./qemu-run.sh $(ARGS)
+
+docs-check:
+	./scripts/check-docs.sh
+
+transcript:
+	./scripts/transcript.sh $(ARGS)
 
 deb:
 	./scripts/mkdeb.sh $(DEB_ARGS)

@@ -4,6 +4,8 @@
 # check.sh [--kernel LINE]... [--debian-only] [qemu-run.sh options...] - everything
 # `make check` runs, for every kernel line (patches/LINE/series: 6.1, 6.12
 # and 7.3, mainline; --kernel restricts it):
+#   0. the docs check (scripts/check-docs.sh): README.md and docs/ name
+#      only make targets and qemu-run.sh options that exist;
 #   1. series hygiene per line: patches/LINE/series applies with git am on
 #      that line's pristine tree, checkpatch.pl --strict is clean on every
 #      patch, selftests/ matches the patched tree (./qemu-run.sh --kernel
@@ -92,6 +94,21 @@ count() { # LINE PASS FAIL SKIP
 elapsed() { # SINCE
 	printf '%dm%02ds' $(((SECONDS - $1) / 60)) $(((SECONDS - $1) % 60))
 }
+
+if ((!DEB_ONLY)); then
+	# The documentation against the code, first (a second or two, no kernel):
+	# every make target and qemu-run.sh option README.md and docs/ tell a
+	# reader to run must exist (scripts/check-docs.sh, make docs-check).
+	echo "=== docs: README.md and docs/ against make help and ./qemu-run.sh --help"
+	t0=$SECONDS
+	if out=$(scripts/check-docs.sh 2>&1); then
+		printf '%s\n' "$out"
+		count all 1 0 0; note ok "${out##*$'\n'} ($(elapsed "$t0"))"
+	else
+		printf '%s\n' "$out"
+		count all 0 1 0; note FAIL "${out##*$'\n'} ($(elapsed "$t0"))"
+	fi
+fi
 
 for kl in "${RUN_LINES[@]}"; do
 	echo "=== $kl: series hygiene: git am, selftests/ vs patches/$kl/, checkpatch --strict"
@@ -314,6 +331,6 @@ done
 if ((${#DLINES[@]})); then
 	printf "Debian's linux-image + DKMS: %d passed, %d failed, %d skipped\n" "${LP[distro]:-0}" "${LF[distro]:-0}" "${LS[distro]:-0}"
 fi
-((DEB_ONLY)) || printf 'all lines (shellcheck): %d passed, %d failed, %d skipped\n' "${LP[all]:-0}" "${LF[all]:-0}" "${LS[all]:-0}"
+((DEB_ONLY)) || printf 'all lines (docs, shellcheck): %d passed, %d failed, %d skipped\n' "${LP[all]:-0}" "${LF[all]:-0}" "${LS[all]:-0}"
 printf '%d passed, %d failed, %d skipped\n' "$PASS" "$FAIL" "$SKIP"
 [[ $FAIL == 0 && $PASS -gt 0 ]]

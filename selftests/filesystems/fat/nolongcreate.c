@@ -352,6 +352,9 @@ TEST_F(nlc, mixed_case_part_found_shown_in_one_case)
 {
 	ASSERT_EQ(0, vmount("vfat", "nolongcreate"));
 	EXPECT_EQ(0, create("ReadMe.txt", 0));
+	/* a cold lookup: the create's dentry would answer from the dcache */
+	ASSERT_EQ(0, umount(vol.mnt));
+	ASSERT_EQ(0, vmount("vfat", "nolongcreate"));
 	EXPECT_EQ(0, exists("ReadMe.txt"));
 	EXPECT_EQ(1, listed("", "README.txt"));
 	EXPECT_EQ(0, listed("", "ReadMe.txt"));
@@ -362,6 +365,9 @@ TEST_F(nlc, check_strict_refuses_case_not_shown)
 	ASSERT_EQ(0, vmount("vfat", "nolongcreate,check=strict"));
 	EXPECT_EQ(ENAMETOOLONG, create("CheckMe.txt", 0));
 	EXPECT_EQ(0, create("checkme.txt", 0));
+	ASSERT_EQ(0, umount(vol.mnt));
+	ASSERT_EQ(0, vmount("vfat", "nolongcreate,check=strict"));
+	EXPECT_EQ(0, exists("checkme.txt"));
 	EXPECT_EQ(1, listed("", "checkme.txt"));
 	EXPECT_EQ(ENOENT, exists("CHECKME.TXT"));
 }
@@ -387,6 +393,9 @@ TEST_F(nlc, existing_long_name_usable)
 	EXPECT_EQ(1, write(fd, "!", 1));
 	close(fd);
 	EXPECT_EQ(0, move("Long Report.txt", "REPORT.TXT"));
+	ASSERT_EQ(0, umount(vol.mnt));
+	ASSERT_EQ(0, vmount("vfat", "nolongcreate"));
+	EXPECT_EQ(0, exists("REPORT.TXT"));
 	EXPECT_EQ(0, listed("", "Long Report.txt"));
 	EXPECT_EQ(1, listed("", "REPORT.TXT"));
 	EXPECT_EQ(0, unlink(at(p, "REPORT.TXT")));

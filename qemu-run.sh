@@ -458,20 +458,6 @@ stage_source() {
 # Prints "  ok   checkpatch NAME" / "  FAIL checkpatch NAME" per patch.  Any
 # ERROR or WARNING fails; --strict's CHECKs are shown but do not fail (e.g.
 # "Avoid CamelCase: <Opt_foo>" for fat's existing Opt_* token style).
-# Files a patch adds or deletes that no F: pattern of the patched tree's
-# MAINTAINERS covers (directory prefixes and exact paths; one per line).
-uncovered_by_maintainers() { # PATCH
-	local f
-	awk 'prev == "--- /dev/null" && /^\+\+\+ b\// { print substr($0, 7) }
-	     /^\+\+\+ \/dev\/null/ && prev ~ /^--- a\// { print substr(prev, 7) }
-	     { prev = $0 }' "$1" |
-	while IFS= read -r f; do
-		awk -v f="$f" '/^F:/ { p = $2
-			if ((p ~ /\/$/ && index(f, p) == 1) || f == p) found = 1 }
-			END { exit !found }' "$SRC/MAINTAINERS" || printf '%s\n' "$f"
-	done
-}
-
 stage_checkpatch() {
 	stage_begin checkpatch
 	local patches=() p name log bad=0 good=0 f
@@ -486,13 +472,8 @@ stage_checkpatch() {
 	for p in "${patches[@]}"; do
 		name=${p##*/}
 		log=$LOGDIR/checkpatch-$name.log
-		# checkpatch asks "does MAINTAINERS need updating?" for every new
-		# file; that warning is passed over only when the answer is no.
-		local ignore=() uncovered
-		uncovered=$(uncovered_by_maintainers "$p")
-		[[ -z $uncovered ]] && ignore=(--ignore FILE_PATH_CHANGES)
-		(cd "$SRC" && perl scripts/checkpatch.pl --strict --color=never "${ignore[@]}" "$p") >"$log" 2>&1 || true
-		[[ -n $uncovered ]] && printf 'files not covered by MAINTAINERS:\n%s\n' "$uncovered" >>"$log"
+		# the MAINTAINERS warning passed over only when no file needs it
+		"$REPO/scripts/checkpatch-one.sh" "$SRC" "$p" >"$log"
 		local total
 		total=$(grep -E '^total: [0-9]+ errors, [0-9]+ warnings, [0-9]+ checks' "$log" | tail -n 1)
 		if [[ $total =~ ^total:\ 0\ errors,\ 0\ warnings,\ ([0-9]+)\ checks ]]; then

@@ -495,27 +495,10 @@ else
 fi
 
 # (2) checkpatch.pl --strict of the (patched) tree on every patch.
-# Files a patch adds or deletes that no F: pattern of MAINTAINERS covers
-# (as uncovered_by_maintainers() in qemu-run.sh).
-uncovered_by_maintainers() { # PATCH
-	local f
-	awk 'prev == "--- /dev/null" && /^\+\+\+ b\// { print substr($0, 7) }
-	     /^\+\+\+ \/dev\/null/ && prev ~ /^--- a\// { print substr(prev, 7) }
-	     { prev = $0 }' "$1" |
-		while IFS= read -r f; do
-			awk -v f="$f" '/^F:/ { p = $2
-				if ((p ~ /\/$/ && index(f, p) == 1) || f == p) found = 1 }
-				END { exit !found }' "$TREE/MAINTAINERS" || printf '%s\n' "$f"
-		done
-}
 for p in "${OPT_FILES[@]}" "${FAST_FILES[@]}"; do
 	name=${p#"$STAGE"/}
 	log=$TMP/checkpatch.log
-	ignore=()
-	uncovered=$(uncovered_by_maintainers "$p")
-	[[ -z $uncovered ]] && ignore=(--ignore FILE_PATH_CHANGES)
-	(cd "$TREE" && perl scripts/checkpatch.pl --strict --color=never "${ignore[@]}" "$p") >"$log" 2>&1 || true
-	[[ -n $uncovered ]] && printf 'files not covered by MAINTAINERS:\n%s\n' "$uncovered" >>"$log"
+	"$REPO/scripts/checkpatch-one.sh" "$TREE" "$p" >"$log"
 	total=$(grep -E '^total: [0-9]+ errors, [0-9]+ warnings, [0-9]+ checks' "$log" | tail -n 1 || true)
 	if [[ $total =~ ^total:\ 0\ errors,\ 0\ warnings,\ ([0-9]+)\ checks ]]; then
 		echo "  ok   checkpatch --strict $name (0 errors, 0 warnings, ${BASH_REMATCH[1]} CHECK(s))"

@@ -24,7 +24,9 @@ help:
 	@echo '                   debug on 7.3 and kcsan on 6.12; on 7.3 also make'
 	@echo '                   lookdiff-short and kunit.py (UML); then make check-debian'
 	@echo '                   (deb-check of Debian 12 and 13, their --distro-kernel boots)'
-	@echo 'make check-series  only the series hygiene part (all lines)'
+	@echo 'make check-series  only the series hygiene part (all lines) and make shellcheck'
+	@echo "make shellcheck    shellcheck of the project's shell scripts, dkms/'s included"
+	@echo '                   (the list in scripts/shellcheck.sh; also in make check)'
 	@echo 'make run           ./qemu-run.sh (normal config)'
 	@echo 'make debug         ./qemu-run.sh --config debug (KASAN, lockdep, UBSAN)'
 	@echo 'make shell         boot the patched kernel into an interactive shell'
@@ -72,7 +74,10 @@ KERNEL_LINES = 6.1 6.12 7.3
 
 check-series:
 	set -e; for l in $(KERNEL_LINES); do ./qemu-run.sh --kernel $$l --check-series $(ARGS); done
-	shellcheck -x qemu-run.sh .ci/run scripts/*.sh bench/*.sh fuzz/*.sh
+	./scripts/shellcheck.sh
+
+shellcheck:
+	./scripts/shellcheck.sh
 
 run:
 	./qemu-run.sh $(ARGS)

@@ -472,12 +472,10 @@ stage_checkpatch() {
 	for p in "${patches[@]}"; do
 		name=${p##*/}
 		log=$LOGDIR/checkpatch-$name.log
-		# the MAINTAINERS warning passed over only when no file needs it
-		"$REPO/scripts/checkpatch-one.sh" "$SRC" "$p" >"$log"
-		local total
-		total=$(grep -E '^total: [0-9]+ errors, [0-9]+ warnings, [0-9]+ checks' "$log" | tail -n 1)
-		if [[ $total =~ ^total:\ 0\ errors,\ 0\ warnings,\ ([0-9]+)\ checks ]]; then
-			echo "  ok   checkpatch $name (${BASH_REMATCH[1]} CHECK(s))"
+		# the MAINTAINERS warning passed over only when no file needs it;
+		# the last line is the verdict, "verdict: clean, N CHECK(s)"
+		if "$REPO/scripts/checkpatch-one.sh" "$SRC" "$p" >"$log"; then
+			echo "  ok   checkpatch $name ($(tail -n 1 "$log" | sed 's/^verdict: clean, //'))"
 			grep -A2 '^CHECK:' "$log" | sed 's/^/  | /' || true
 			good=$((good + 1))
 		else

@@ -28,8 +28,9 @@ with the series less the fast path ("without"), are booted alternately,
 R rounds, each round's pair in the other order than the last's.
 
 Kernels: <cache>/fastpath-uml/src is a 'git clone --shared' of --src
-(default <cache>/port73, only read) at --base (default: its tag
-'pristine', Debian's linux-source-$LINE); the patches are applied with
+(default <cache>/src/$LINE/linux, the tree ./qemu-run.sh --kernel $LINE
+--check-series makes; only read) at --base (default: its tag 'pristine',
+Debian's linux-source-$LINE); the patches are applied with
 'git am' from this repository's patches/$LINE/ (branches fastpath-without
 and fastpath-with of the clone).  One build dir, each variant's linux
 binary kept; fat/vfat/msdos, NLS cp437, iso8859-1 (the default
@@ -61,7 +62,7 @@ Options:
   --sample S     cold lookups of present names        [$SAMPLE]
   --absent M     lookups of absent names              [$NEG]
   --warm W       warm readdirs                        [$WARM]
-  --src REPO     git repository with the Linux $LINE tree  [<cache>/port73]
+  --src REPO     git repository with the Linux $LINE tree  [<cache>/src/$LINE/linux]
   --base REF     the pristine commit in it            [$BASE]
   --cache DIR    cache directory (outside the repo)   [$CACHE]
   -j JOBS        make jobs                            [$JOBS]
@@ -105,7 +106,12 @@ for v in "$ROUNDS" "$N" "$REPS" "$SAMPLE" "$NEG" "$WARM" "$JOBS" "$TIMEOUT"; do
 done
 ((N <= 30000)) || need "--n: at most 30000 (the image)"
 ((SAMPLE <= N)) || need "--sample: at most --n"
-SRCREPO=${SRCREPO:-$CACHE/port73}
+# the default tree is qemu-run.sh's; a missing one is made by it
+SRC_HINT=
+if [[ -z $SRCREPO ]]; then
+	SRCREPO=$CACHE/src/$LINE/linux
+	SRC_HINT="; run ./qemu-run.sh --kernel $LINE --check-series first"
+fi
 CACHE=$(mkdir -p "$CACHE" && cd "$CACHE" && pwd)
 case $CACHE/ in "$REPO"/*) need "the cache must be outside the repository: $CACHE" ;; esac
 
@@ -143,8 +149,8 @@ for p in "${PATCHES[@]}"; do
 	if [[ $p == *"$FAST"* ]]; then fastfile=$p; else others+=("$p"); fi
 done
 [[ -n $fastfile ]] || die "no patch *$FAST* in patches/$LINE/series"
-[[ -d $SRCREPO/.git || -f $SRCREPO/HEAD ]] || need "--src $SRCREPO: not a git repository"
-base=$(git -C "$SRCREPO" rev-parse --verify -q "$BASE^{commit}") || need "--src $SRCREPO has no $BASE"
+[[ -d $SRCREPO/.git || -f $SRCREPO/HEAD ]] || need "--src $SRCREPO: not a git repository$SRC_HINT"
+base=$(git -C "$SRCREPO" rev-parse --verify -q "$BASE^{commit}") || need "--src $SRCREPO has no $BASE$SRC_HINT"
 stamp=$( {
 	echo "$base"
 	for p in "${PATCHES[@]}"; do md5sum "$REPO/patches/$LINE/$p"; done

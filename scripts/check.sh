@@ -9,7 +9,8 @@
 #   1. series hygiene per line: patches/LINE/series applies with git am on
 #      that line's pristine tree, checkpatch.pl --strict is clean on every
 #      patch, selftests/ matches the patched tree (./qemu-run.sh --kernel
-#      LINE --check-series); shellcheck on the project's own shell scripts;
+#      LINE --check-series); shellcheck on the project's own shell scripts
+#      (those of scripts/shellcheck.sh --list, dkms/'s included);
 #   2. the fuzz model's host check (fuzz/check-model.sh against each line's
 #      fs/nls tables) and the nlc-fuzz build;
 #   3. ./qemu-run.sh --kernel LINE with the normal config (plus 5000
@@ -133,8 +134,8 @@ done
 
 if ((DEB_ONLY == 0)); then
 	echo "=== shellcheck"
-	scripts=(qemu-run.sh .ci/run)
-	for f in scripts/*.sh bench/*.sh fuzz/*.sh; do [[ -e $f ]] && scripts+=("$f"); done
+	# the list of make shellcheck, one case per script
+	mapfile -t scripts < <(scripts/shellcheck.sh --list)
 	sc_bad=0
 	for f in "${scripts[@]}"; do
 		if shellcheck -x "$f"; then

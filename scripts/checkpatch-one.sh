@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # checkpatch-one.sh TREE PATCH - checkpatch.pl --strict of TREE on PATCH,
-# its report on stdout (exit status 0; the caller reads the "total:" line).
+# its report on stdout, then one verdict line, the last: "verdict: clean,
+# N CHECK(s)" (exit status 0) when the "total:" line says 0 errors and 0
+# warnings (--strict's CHECKs do not count), else "verdict: NOT clean
+# (REASON)" (exit status 1): the total: line, or that there was none.
 # checkpatch asks "does MAINTAINERS need updating?" for every file a patch
 # adds or deletes; that warning is passed over only when the answer is no:
 # every such file is covered by an F: pattern of TREE's MAINTAINERS
@@ -22,6 +25,14 @@ uncovered=$(awk 'prev == "--- /dev/null" && /^\+\+\+ b\// { print substr($0, 7) 
 	done)
 ignore=()
 [[ -z $uncovered ]] && ignore=(--ignore FILE_PATH_CHANGES)
-(cd "$TREE" && perl scripts/checkpatch.pl --strict --color=never "${ignore[@]}" "$PATCH") 2>&1
+report=$(cd "$TREE" && perl scripts/checkpatch.pl --strict --color=never "${ignore[@]}" "$PATCH" 2>&1)
+printf '%s\n' "$report"
 [[ -n $uncovered ]] && printf 'files not covered by MAINTAINERS:\n%s\n' "$uncovered"
-exit 0
+
+total=$(grep -E '^total: [0-9]+ errors, [0-9]+ warnings, [0-9]+ checks' <<<"$report" | tail -n 1)
+if [[ $total =~ ^total:\ 0\ errors,\ 0\ warnings,\ ([0-9]+)\ checks ]]; then
+	echo "verdict: clean, ${BASH_REMATCH[1]} CHECK(s)"
+	exit 0
+fi
+echo "verdict: NOT clean (${total:-no total: line from checkpatch})"
+exit 1

@@ -3,7 +3,8 @@
 #
 # Regenerate the series' selftest patch of each kernel line from
 # selftests/filesystems/fat/, the one source of truth for the suite (shared
-# by all lines), and renumber patches/<line>/ and its series.
+# by all lines), and write patches/<line>/ and its series out again, in the
+# series' order.
 set -euo pipefail
 
 PROG=${0##*/}
@@ -20,13 +21,16 @@ usage: $PROG [--kernel LINE]... [--cache DIR]
 
 Rebuilds the selftest patch of patches/LINE/series from selftests/$SUITE/,
 for every kernel line (every patches/LINE/ with a series file) or only the
-ones given with --kernel: applies the other patches of that line's series
-to a scratch clone of the line's pristine tree that ./qemu-run.sh keeps in
-its cache (src/LINE/linux), copies selftests/$SUITE/ over
-tools/testing/selftests/$SUITE/ (upstream files that selftests/ does not
-hold, such as run_fat_tests.sh, stay as that tree has them), commits that with the line's current selftest patch's
-message and author (a line without one yet takes the $DEFAULT_LINE line's),
-and writes patches/LINE/ and its series out again with git format-patch.
+ones given with --kernel: applies that line's series in order to a scratch
+clone of the line's pristine tree that ./qemu-run.sh keeps in its cache
+(src/LINE/linux), except that where the series has its selftest patch it
+copies selftests/$SUITE/ over tools/testing/selftests/$SUITE/ (upstream
+files that selftests/ does not hold, such as run_fat_tests.sh, stay as that
+tree has them) and commits that with the selftest patch's whole message
+(notes below a "---" line included), author and date.  A line without a
+selftest patch yet gets the commit last, with the $DEFAULT_LINE line's
+message.  Then it writes patches/LINE/ and its series out again with git
+format-patch, in the same order.
 The hand-written 0000-cover-letter.patch is left alone.  ./qemu-run.sh
 fails when selftests/$SUITE/ and a line's series disagree: run this after
 editing the suite.
@@ -72,9 +76,57 @@ selftest_patch_of() { # LINE
 	done <"$REPO/patches/$1/series"
 }
 
+# The commit message of a format-patch file, whole: the body runs from the
+# headers to the "---" line before the diffstat, the last one before the
+# first "diff --git".  git mailinfo (so git am) stops at the first "---"
+# and would drop the notes (v4: ...) the message carries below its own.
+patch_body() { # PATCH
+	awk 'body { l[++n] = $0; if ($0 == "---") sep = n; if (/^diff --git /) exit; next }
+		/^$/ { body = 1 }
+		END { if (!sep) exit 1; for (i = 1; i < sep; i++) print l[i] }' "$1"
+}
+
+# PATCH's whole commit message (subject, blank line, body) to
+# $TMP/commit-msg, and its headers as git mailinfo reads them to $TMP/info.
+patch_message() { # PATCH
+	git mailinfo "$TMP/msg" /dev/null <"$1" >"$TMP/info"
+	{
+		printf '%s\n\n' "$(sed -n 's/^Subject: //p' "$TMP/info")"
+		patch_body "$1" || die "${1#"$REPO"/}: no \"---\" line before the diff"
+	} >"$TMP/commit-msg"
+}
+
+# git am of PATCH, then its whole message back in the commit.
+apply_patch() { # PATCH
+	git am -q "$1" || die "${1#"$REPO"/} does not apply"
+	patch_message "$1"
+	# whitespace, not strip: a "#" line of the message is text, not a comment
+	git commit -q --amend --allow-empty --cleanup=whitespace -F "$TMP/commit-msg"
+}
+
+# In the current directory (a tree with the series applied up to the
+# selftest patch's place): copy selftests/$SUITE/ into the tree and commit
+# it with MSGFROM's subject, whole message, author and date, or with
+# "$SUBJECT" and a sign-off when MSGFROM is empty.
+commit_selftests() { # MSGFROM
+	local msg_from=$1 author date
+	mkdir -p "tools/testing/selftests/$SUITE"
+	cp -a "$REPO/selftests/$SUITE/." "tools/testing/selftests/$SUITE/"
+	git add -f -A "tools/testing/selftests/$SUITE"
+	if [[ -z $msg_from ]]; then
+		git commit -q -s -m "$SUBJECT"
+		return
+	fi
+	patch_message "$msg_from"
+	author="$(sed -n 's/^Author: //p' "$TMP/info") <$(sed -n 's/^Email: //p' "$TMP/info")>"
+	date=$(sed -n 's/^Date: //p' "$TMP/info")
+	git commit -q --allow-empty --cleanup=whitespace --author="$author" \
+		--date="$date" -F "$TMP/commit-msg"
+}
+
 refresh() { # LINE
 	local line=$1 pdir=$REPO/patches/$1 src=$CACHE/src/$1/linux work=$TMP/$1
-	local p f selftest_patch msg_from subject author date
+	local p f found="" abbrev
 	[[ -f $pdir/series ]] || die "no patches/$line/series"
 	git -C "$src" rev-parse -q --verify pristine >/dev/null 2>&1 ||
 		die "no pristine $line kernel tree in $src: run ./qemu-run.sh --kernel $line --check-series first"
@@ -84,36 +136,28 @@ refresh() { # LINE
 	git config user.email "$(git -C "$REPO" config user.email)"
 	git checkout -q -b series pristine
 
-	selftest_patch=
+	# the series in order, the selftest patch replaced by selftests/ at
+	# its own place (the fast path after it stays after it)
 	while read -r p; do
 		[[ -z $p || $p == \#* ]] && continue
 		if [[ $p == *-selftests-* ]]; then
-			selftest_patch=$pdir/$p
+			commit_selftests "$pdir/$p"
+			found=1
 			continue
 		fi
-		git am -q "$pdir/$p" || die "patches/$line/$p does not apply"
+		apply_patch "$pdir/$p"
 	done <"$pdir/series"
+	[[ -n $found ]] || commit_selftests "$(selftest_patch_of "$DEFAULT_LINE")"
 
-	mkdir -p "tools/testing/selftests/$SUITE"
-	cp -a "$REPO/selftests/$SUITE/." "tools/testing/selftests/$SUITE/"
-	git add -f -A "tools/testing/selftests/$SUITE"
-
-	msg_from=$selftest_patch
-	[[ -n $msg_from ]] || msg_from=$(selftest_patch_of "$DEFAULT_LINE")
-	if [[ -n $msg_from ]]; then
-		git mailinfo "$TMP/msg" /dev/null <"$msg_from" >"$TMP/info"
-		subject=$(sed -n 's/^Subject: //p' "$TMP/info")
-		author="$(sed -n 's/^Author: //p' "$TMP/info") <$(sed -n 's/^Email: //p' "$TMP/info")>"
-		date=$(sed -n 's/^Date: //p' "$TMP/info")
-		{ printf '%s\n\n' "$subject"; cat "$TMP/msg"; } >"$TMP/commit-msg"
-		git commit -q --allow-empty --author="$author" --date="$date" -F "$TMP/commit-msg"
-	else
-		git commit -q -s -m "$SUBJECT"
-	fi
-
+	# the hash length of the index lines the patches have (git's default
+	# depends on the object count of the tree they came from), so that a
+	# refresh changes only what changed
+	abbrev=$(awk '/^index [0-9a-f]+\.\./ { split($2, h, "."); print length(h[1]); exit }' \
+		"$pdir"/[0-9][0-9][0-9][0-9]-*.patch 2>/dev/null || true)
 	find "$pdir" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
 		! -name '0000-*' -delete
-	git format-patch -q --zero-commit --no-signature -o "$pdir" pristine..series
+	git format-patch -q --zero-commit --no-signature ${abbrev:+--abbrev="$abbrev"} \
+		-o "$pdir" pristine..series
 	for f in "$pdir"/[0-9][0-9][0-9][0-9]-*.patch; do
 		f=${f##*/}
 		[[ $f == 0000-* ]] || printf '%s\n' "$f"

@@ -498,10 +498,9 @@ fi
 for p in "${OPT_FILES[@]}" "${FAST_FILES[@]}"; do
 	name=${p#"$STAGE"/}
 	log=$TMP/checkpatch.log
-	"$REPO/scripts/checkpatch-one.sh" "$TREE" "$p" >"$log"
-	total=$(grep -E '^total: [0-9]+ errors, [0-9]+ warnings, [0-9]+ checks' "$log" | tail -n 1 || true)
-	if [[ $total =~ ^total:\ 0\ errors,\ 0\ warnings,\ ([0-9]+)\ checks ]]; then
-		echo "  ok   checkpatch --strict $name (0 errors, 0 warnings, ${BASH_REMATCH[1]} CHECK(s))"
+	# the last line is the verdict, "verdict: clean, N CHECK(s)"
+	if "$REPO/scripts/checkpatch-one.sh" "$TREE" "$p" >"$log"; then
+		echo "  ok   checkpatch --strict $name (0 errors, 0 warnings, $(tail -n 1 "$log" | sed 's/^verdict: clean, //'))"
 	else
 		echo "  FAIL checkpatch --strict $name"
 		sed 's/^/  | /' "$log"

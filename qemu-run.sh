@@ -89,7 +89,7 @@ Options:
                            (srcversion) and runs the suite
   --no-dkms                with --distro-kernel: leave the built modules
                            out (the stock ones load: the guest's
-                           srcversion check fails and every case skips)
+                           srcversion check fails and the suites skip)
   --without PATCH          the series without one patch, e.g. the baseline of a
                            benchmark: PATCH is a file name of patches/LINE/series,
                            with or without its number (--without

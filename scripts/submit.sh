@@ -441,7 +441,12 @@ It applies on top of the nolongcreate series, sent separately:
 
 (the base-commit and prerequisite-patch-id lines below name its base and
 its $NOPT patches): its context includes that series' changes to
-fs/fat/dir.c, and it calls fat_short_name_match() from its patch 1.
+fs/fat/dir.c and fs/fat/fat_test.c, and it calls fat_short_name_match()
+from its patch 1.  A KUnit case in fat_test.c, run for ten mount
+settings, shows some 10000 8.3 names with the table and without it and
+checks that a name the table rules out in a lookup (the name shown, in
+the other case, and another entry's) is one the full comparison does
+not match.
 
 The figures (cold lookups, absent names and readdir in directories of
 4000 8.3 and long names, measured under UML on the host CPU with and

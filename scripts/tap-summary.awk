@@ -15,7 +15,9 @@
 # status).  "# SKIP" (any case) is a skip, never a pass; "# XFAIL" is a pass.
 # A top-level test whose nested results are all skips proved nothing (6.1's
 # harness then still exits 0, "ok"): it adds one failure and counts in EMPTY,
-# e.g. the nolongcreate suite on a kernel without the option.
+# e.g. the extended suite on a kernel without the option; so does one that
+# skipped as a whole ("1..0 # SKIP reason", "ok N name # SKIP"), e.g. the
+# nolongcreate kselftest there.
 # Nested results that no top-level line closes (runner died) count, plus one
 # failure.  Used both in the guest (busybox/mawk awk) and on the host: plain
 # POSIX awk only.
@@ -34,7 +36,7 @@ function flush_top(is_ok, line) {
 			fail++; empty++
 		}
 	} else if (directive_skip(line)) {
-		skip++
+		skip++; fail++; empty++
 	} else if (is_ok) {
 		pass++
 	} else {

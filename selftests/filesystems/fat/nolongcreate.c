@@ -9,7 +9,7 @@
  * loop device (detached at exit), is mounted by each test in a private
  * mount namespace; each test uses names of its own.  Setup mounts it as
  * plain vfat first, which must work; only a kernel that then refuses the
- * option itself skips every test.
+ * option itself skips the program, with the reason.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -33,7 +33,6 @@
 
 static struct {
 	char dir[32], img[48], mnt[48], loop[32];
-	const char *skip;	/* why every test is skipped */
 } vol;
 
 static char *at(char *buf, const char *name)
@@ -197,7 +196,7 @@ static int loop_attach(int img)
 	return -1;
 }
 
-/* Format and attach the image; the reason to skip every test, or NULL */
+/* Format and attach the image; the reason to skip the program, or NULL */
 static const char *vol_prepare(void)
 {
 	char cmd[96];
@@ -251,8 +250,6 @@ FIXTURE(nlc) {};
 
 FIXTURE_SETUP(nlc)
 {
-	if (vol.skip)
-		SKIP(return, "%s", vol.skip);
 }
 
 FIXTURE_TEARDOWN(nlc)
@@ -483,7 +480,12 @@ TEST_F(nlc, mkdir_on_full_volume)
 
 int main(int argc, char **argv)
 {
-	vol.skip = vol_prepare();
+	const char *skip = vol_prepare();
+
 	atexit(vol_cleanup);
+	if (skip) {
+		ksft_print_header();
+		ksft_exit_skip("%s\n", skip);
+	}
 	return test_harness_run(argc, argv);
 }

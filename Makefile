@@ -20,9 +20,9 @@ help:
 	@echo '                   --strict, selftests/ vs patches/LINE/), shellcheck,'
 	@echo '                   fuzz model check + the fat'
 	@echo "                   kselftests (the series' and the project's extended suite)"
-	@echo "                   and fat's KUnit suite in QEMU with the normal config, then"
-	@echo '                   debug on 7.3 and kcsan on 6.12; on 7.3 also make'
-	@echo '                   lookdiff-short and kunit.py (UML); then make check-debian'
+	@echo "                   and fat's KUnit suite in QEMU, one kernel per line: normal"
+	@echo '                   on 6.1, kcsan on 6.12, debug on 7.3; on 7.3 also make'
+	@echo '                   lookdiff-short (debug) and kunit.py (UML); then make check-debian'
 	@echo '                   (deb-check of Debian 12 and 13, their --distro-kernel boots)'
 	@echo 'make check-series  only the series hygiene part (all lines) and make shellcheck'
 	@echo "make shellcheck    shellcheck of the project's shell scripts, dkms/'s included"

@@ -13,13 +13,12 @@
 #      (those of scripts/shellcheck.sh --list, dkms/'s included);
 #   2. the fuzz model's host check (fuzz/check-model.sh against each line's
 #      fs/nls tables) and the nlc-fuzz build;
-#   3. ./qemu-run.sh --kernel LINE with the normal config (plus 5000
-#      nlc-fuzz names) and the line's EXTRA_CONFIGS below: debug on 7.3,
-#      kcsan on 6.12 (only the remount-toggle race test, see KCSAN_TESTS);
-#      each boot runs the series' kselftests (selftests/filesystems/fat),
-#      the project's extended suite (selftests/filesystems/fat_extended)
-#      and fat's KUnit suite, built in;
-#      on the newest line (7.3) after the normal config, 2000 cold lookups
+#   3. ./qemu-run.sh --kernel LINE with the line's config (CONFIG below:
+#      normal on 6.1, kcsan on 6.12, debug on 7.3) and 5000 nlc-fuzz
+#      names; each boot runs the series' kselftests
+#      (selftests/filesystems/fat), the project's extended suite
+#      (selftests/filesystems/fat_extended) and fat's KUnit suite, built
+#      in; on the newest line (7.3), with its config, 2000 cold lookups
 #      of fuzz/run-lookdiff.sh (the kernel with the 8.3 fast path against
 #      the one without) and kunit.py run --kunitconfig fs/fat under UML;
 #   4. with the 6.1 and 6.12 lines, Debian's own kernels and the DKMS
@@ -45,17 +44,15 @@ set -uo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$REPO" || exit 1
 
-# The configs each line runs after normal.  The lines' fs/fat changes
-# differ only in context, so with three lines in the 60-minute cold budget
-# each config runs where it adds coverage: debug (KASAN, lockdep, UBSAN) on
-# mainline, the line the submission is made from; KCSAN on 6.12.  A line
-# missing here runs debug.
-declare -A EXTRA_CONFIGS=([6.1]="" [6.12]="kcsan" [7.3]="debug")
-# What of the suite the kcsan config runs (qemu-run.sh --test; empty: the
-# whole suite).  Only the remount-toggle race test, through the harness's
-# -t filter: the whole suite under KCSAN took 2m01s of a 9m49s warm make
-# check, this ~0m30s.  The whole suite: ./qemu-run.sh --kernel 6.12 --config kcsan
-KCSAN_TESTS=('nolongcreate_extended:-t toggle_under_load_is_atomic')
+# The one config each line's kernel is built with.  The lines' fs/fat
+# changes differ only in context, and a kernel build is most of make
+# check's time (three lines in a 60-minute cold budget), so each line
+# builds one kernel and the checkers go where they add coverage: debug
+# (KASAN, lockdep, UBSAN) on mainline, the line the submission is made
+# from; KCSAN on 6.12; the plain config on 6.1.  Debian's own 6.1 and 6.12
+# kernels run the suite too, with the DKMS modules (step 4).  A line
+# missing here runs normal.
+declare -A CONFIG=([6.1]=normal [6.12]=kcsan [7.3]=debug)
 
 CACHE=${XDG_CACHE_HOME:-${HOME:-$(cd ~ && pwd)}/.cache}/vfat-nolongcreate
 KLINES=()
@@ -150,7 +147,7 @@ fi
 
 # nolongcreate differential test (fuzz/, README "Differential test"): the
 # model's host check (against each line's fs/nls tables) counts as one case
-# per line; 5000 names (seed 1) then run in each line's normal-config boot,
+# per line; 5000 names (seed 1) then run in each line's boot,
 # before the suite (a disagreement fails that boot).
 fuzz_dir=$(mktemp -d)
 trap 'rm -rf "$fuzz_dir"' EXIT
@@ -206,9 +203,9 @@ run_suite() {
 # the whole series and on the series without that patch, counted as one
 # case per line.
 run_lookdiff() {
-	local kl=$1 t0=$SECONDS out
-	echo "=== fuzz/run-lookdiff.sh --kernel $kl --count 2000 --seed 1"
-	if out=$(fuzz/run-lookdiff.sh --kernel "$kl" --count 2000 --seed 1 "${QARGS[@]}" 2>&1); then
+	local kl=$1 t0=$SECONDS out cfg=${CONFIG[$1]-normal}
+	echo "=== fuzz/run-lookdiff.sh --kernel $kl --config $cfg --count 2000 --seed 1"
+	if out=$(fuzz/run-lookdiff.sh --kernel "$kl" --config "$cfg" --count 2000 --seed 1 "${QARGS[@]}" 2>&1); then
 		printf '%s\n' "$out"
 		count "$kl" 1 0 0
 		note ok "$kl: lookdiff: ${out##*lookdiff: } ($(elapsed "$t0"))"
@@ -244,23 +241,6 @@ run_kunit() {
 		"$kl: kunit.py --kunitconfig fs/fat: $p passed, $f failed, $s skipped (exit $rc, $(elapsed "$t0"))"
 }
 
-for kl in "${RUN_LINES[@]}"; do
-	run_suite "$kl" normal "${fuzz_run[@]}"
-	# the fast path (0008) is the same code on every line: its lookup
-	# differential test and kunit.py run on the newest line, mainline
-	if [[ $kl == "${RUN_LINES[-1]}" ]]; then
-		run_lookdiff "$kl"
-		run_kunit "$kl"
-	fi
-	for cfg in ${EXTRA_CONFIGS[$kl]-debug}; do
-		targs=()
-		if [[ $cfg == kcsan ]]; then
-			for t in "${KCSAN_TESTS[@]}"; do targs+=(--test "$t"); done
-		fi
-		run_suite "$kl" "$cfg" "${targs[@]}"
-	done
-done
-
 # Debian's own kernels and the DKMS package (issue 18): for Debian 12
 # (bookworm, the 6.1 line) and Debian 13 (trixie, the 6.12 line)
 # scripts/deb-check.sh installs the .deb in a debootstrap root on an older
@@ -269,43 +249,59 @@ done
 # builds the modules for it), then a deliberately broken build (refused in
 # one line), the purge, apt exiting 0 throughout; it exports the newer
 # ABI's vmlinuz and the built modules, which ./qemu-run.sh --distro-kernel
-# boots to run the suite (the .deb's modules must pass it).  The two
-# suites' deb-checks run at once (separate roots; the package is made
-# once, before them), under the cache's lock; then the boots.  The
+# boots to run the suite (the .deb's modules must pass it).  The package
+# is made first, under the cache's lock; the two suites' deb-checks then
+# start at once (separate roots, and nothing of the cache that
+# qemu-run.sh uses) and run in the background while step 3 builds and
+# boots the kernels, their downloads and dpkg runs overlapping the
+# builds; they are waited for after step 3, then the boots.  The
 # negative control, on Debian 12's kernel: --no-dkms must fail.
 DLINES=()
 declare -A DEB_SUITE=([6.1]=bookworm [6.12]=trixie) DEB_NUM=([6.1]=12 [6.12]=13)
 for kl in 6.1 6.12; do
 	[[ " ${KLINES[*]} " == *" $kl "* ]] && DLINES+=("$kl")
 done
+declare -A DPID=()
 if ((${#DLINES[@]})); then
-	t0=$SECONDS
-	echo "=== scripts/mkdeb.sh, then scripts/deb-check.sh of $(for kl in "${DLINES[@]}"; do printf '%s ' "${DEB_SUITE[$kl]}"; done)at once"
+	deb_t0=$SECONDS
+	echo "=== scripts/mkdeb.sh, then scripts/deb-check.sh of $(for kl in "${DLINES[@]}"; do printf '%s ' "${DEB_SUITE[$kl]}"; done)at once, in the background"
 	mkdir -p "$CACHE"
-	exec 9>"$CACHE/.lock" # the runner's lock, for the deb-checks
+	exec 9>"$CACHE/.lock" # the runner's lock, while the package is made
 	flock 9
-	declare -A DPID=()
-	if scripts/mkdeb.sh --reuse --out "$CACHE/deb-dkms"; then
+	mkdeb_ok=0
+	scripts/mkdeb.sh --reuse --out "$CACHE/deb-dkms" && mkdeb_ok=1
+	exec 9>&-
+	if [[ $mkdeb_ok == 1 ]]; then
 		for kl in "${DLINES[@]}"; do
 			VFAT_NOLONGCREATE_LOCKED=1 scripts/deb-check.sh --suite "${DEB_SUITE[$kl]}" --cache "$CACHE" \
-				--export "$CACHE/deb-check-${DEB_NUM[$kl]}/export" >"$fuzz_dir/deb-check-$kl.log" 2>&1 &
+				--export "$CACHE/deb-check-${DEB_NUM[$kl]}/export" </dev/null >"$fuzz_dir/deb-check-$kl.log" 2>&1 &
 			DPID[$kl]=$!
 		done
 	fi
-	for kl in "${DLINES[@]}"; do
-		suite=${DEB_SUITE[$kl]}
-		rc=1
-		[[ -n ${DPID[$kl]:-} ]] && { wait "${DPID[$kl]}"; rc=$?; }
-		echo "=== scripts/deb-check.sh --suite $suite"
-		cat "$fuzz_dir/deb-check-$kl.log" 2>/dev/null
-		if [[ $rc == 0 ]]; then
-			count distro 1 0 0; note ok "distro: deb-check $suite: older ABI refused, newer ABI built on upgrade, broken build refused, apt exit 0, purge leaves nothing (both suites $(elapsed "$t0"))"
-		else
-			count distro 0 1 0; note FAIL "distro: deb-check $suite (exit $rc, both suites $(elapsed "$t0"))"
-		fi
-	done
-	exec 9>&-
 fi
+
+for kl in "${RUN_LINES[@]}"; do
+	run_suite "$kl" "${CONFIG[$kl]-normal}" "${fuzz_run[@]}"
+	# the fast path (0008) is the same code on every line: its lookup
+	# differential test and kunit.py run on the newest line, mainline
+	if [[ $kl == "${RUN_LINES[-1]}" ]]; then
+		run_lookdiff "$kl"
+		run_kunit "$kl"
+	fi
+done
+
+for kl in "${DLINES[@]}"; do
+	suite=${DEB_SUITE[$kl]}
+	rc=1
+	[[ -n ${DPID[$kl]:-} ]] && { wait "${DPID[$kl]}"; rc=$?; }
+	echo "=== scripts/deb-check.sh --suite $suite"
+	cat "$fuzz_dir/deb-check-$kl.log" 2>/dev/null
+	if [[ $rc == 0 ]]; then
+		count distro 1 0 0; note ok "distro: deb-check $suite: older ABI refused, newer ABI built on upgrade, broken build refused, apt exit 0, purge leaves nothing (both suites, from their start: $(elapsed "$deb_t0"))"
+	else
+		count distro 0 1 0; note FAIL "distro: deb-check $suite (exit $rc, both suites, from their start: $(elapsed "$deb_t0"))"
+	fi
+done
 for kl in "${DLINES[@]}"; do
 	run_suite distro - --kernel "$kl"
 	[[ $kl == 6.1 ]] || continue

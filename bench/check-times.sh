@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # check-times.sh [--skip-cold-check] [--skip-warm-check] [--skip-cold-run]
-#                [--line LINE] [--work DIR]
+#                [--line LINE] [--work DIR] [--append]
 #
 # How long `make check` and a cold runner take on this machine, each in a
 # fresh clone of the repository's HEAD (uncommitted edits do not count):
@@ -15,12 +15,14 @@
 # Writes WORK/check-times.md (wall times, the stage times of every runner
 # call, make check's per-step lines and totals) and copies it to bench/.
 # WORK defaults to /var/tmp/vfat-check-times; its caches are deleted
-# before each cold run.
+# before each cold run.  --append: keep the sections of the last report
+# (WORK/check-times.md) and add this run's after them, e.g. a warm make
+# check of a later commit after a cold one.
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 WORK=/var/tmp/vfat-check-times
 LINE=6.12
-DO_COLD=1 DO_WARM=1 DO_RUN=1
+DO_COLD=1 DO_WARM=1 DO_RUN=1 APPEND=0
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--skip-cold-check) DO_COLD=0; shift ;;
@@ -28,7 +30,8 @@ while [[ $# -gt 0 ]]; do
 	--skip-cold-run) DO_RUN=0; shift ;;
 	--line) LINE=${2:?}; shift 2 ;;
 	--work) WORK=${2:?}; shift 2 ;;
-	-h | --help) sed -n '4,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--append) APPEND=1; shift ;;
+	-h | --help) sed -n '4,/^[^#]/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "check-times.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -107,12 +110,21 @@ if [[ $DO_RUN == 1 ]]; then
 	report "cold \`./qemu-run.sh --kernel $LINE\` (normal config, empty cache)" cold-run
 fi
 
+PREV=
+if [[ $APPEND == 1 && -s $WORK/check-times.md ]]; then
+	PREV=$(cat "$WORK/check-times.md")
+fi
 {
-	echo "# make check and runner timings"
-	echo
-	echo "$MACHINE"
-	echo
-	echo "Measured by \`bench/check-times.sh\` on $(date -u +%Y-%m-%d) at commit $HEADREV, one run each, in a fresh clone; other users' QEMU guests and builds may have shared the machine."
+	if [[ -n $PREV ]]; then
+		printf '%s\n\n' "$PREV"
+		echo "Appended on $(date -u +%Y-%m-%d) at commit $HEADREV, in a fresh clone. $MACHINE"
+	else
+		echo "# make check and runner timings"
+		echo
+		echo "$MACHINE"
+		echo
+		echo "Measured by \`bench/check-times.sh\` on $(date -u +%Y-%m-%d) at commit $HEADREV, one run each, in a fresh clone; other users' QEMU guests and builds may have shared the machine."
+	fi
 	echo
 	printf '%s\n\n' "${SECTIONS[@]}"
 } >"$WORK/check-times.md"

@@ -407,11 +407,15 @@ rm -rf "$STAGE"
 mkdir -p "$STAGE"
 
 # The option series' blurb: the body of the hand-written cover letter, up to
-# the shortlog ("Name (N):") or the diffstat git put under it.
-awk 'hdr == 0 { if (/^$/) hdr = 1; next }
+# the shortlog ("Name (N):") or the diffstat git put under it.  A first
+# posting (--version 1) leaves out its "Changes in vN" sections: those
+# rounds were the project's reviews, not the list's.
+awk -v first="$([[ $VERSION == 1 ]] && echo 1)" 'hdr == 0 { if (/^$/) hdr = 1; next }
 	/^[^ \t].* \([0-9]+\):$/ || /^ [^ ].* +\| +[0-9]+/ || /^-- $/ || /^base-commit:/ { exit }
 	/^Patch [0-9]+, posted on its own/ { exit }
-	{ print }' "$PATCHDIR/0000-cover-letter.patch" |
+	first && /^Changes in v[0-9]+$/ { skip = 1; next }
+	skip && /^[^ =]/ && !/^Changes in v[0-9]+$/ { skip = 0 }
+	!skip { print }' "$PATCHDIR/0000-cover-letter.patch" |
 	awk '{ l[NR] = $0 } /[^ \t]/ { last = NR } END { for (i = 1; i <= last; i++) print l[i] }' \
 		>"$TMP/option.blurb"
 [[ -s $TMP/option.blurb ]] || fail "no text in patches/$LINE/0000-cover-letter.patch"

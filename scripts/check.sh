@@ -20,7 +20,7 @@
 #      (selftests/filesystems/fat_extended) and fat's KUnit suite, built
 #      in; on the newest line (7.3), with its config, 2000 cold lookups
 #      of fuzz/run-lookdiff.sh (the kernel with the 8.3 fast path against
-#      the one without) and kunit.py run --kunitconfig fs/fat under UML;
+#      the one without); kunit.py under UML is make kunit, not here;
 #   4. with the 6.1 and 6.12 lines, Debian's own kernels and the DKMS
 #      package: scripts/deb-check.sh --suite bookworm (Debian 12, 6.1) and
 #      --suite trixie (Debian 13, 6.12), both at once, each in a
@@ -215,32 +215,6 @@ run_lookdiff() {
 	fi
 }
 
-# fat's KUnit suite with the series (fs/fat/fat_test.c), as the submission
-# says to run it: natively under UML, tools/testing/kunit/kunit.py run
-# --kunitconfig fs/fat, in the line's patched tree.  (Every qemu-run.sh
-# kernel also runs it at boot: config-fragments/base.config.)
-run_kunit() {
-	local kl=$1 t0=$SECONDS log rc p=0 f=0 s=0 line
-	local tree=$CACHE/src/$kl/linux
-	echo "=== $kl: kunit.py run --kunitconfig fs/fat (UML)"
-	log=$(mktemp)
-	(cd "$tree" && python3 tools/testing/kunit/kunit.py run --kunitconfig fs/fat \
-		--build_dir "$CACHE/kunit/$kl" --jobs "$(nproc)" \
-		--make_options CC="ccache gcc") 2>&1 | tee "$log"
-	rc=${PIPESTATUS[0]}
-	line=$(grep -oE 'Ran [0-9]+ tests: passed: [0-9]+(, failed: [0-9]+)?(, skipped: [0-9]+)?' "$log" | tail -n 1)
-	rm -f "$log"
-	[[ $line =~ passed:\ ([0-9]+) ]] && p=${BASH_REMATCH[1]}
-	[[ $line =~ failed:\ ([0-9]+) ]] && f=${BASH_REMATCH[1]}
-	[[ $line =~ skipped:\ ([0-9]+) ]] && s=${BASH_REMATCH[1]}
-	if [[ ($rc != 0 || $p == 0) && $f == 0 ]]; then
-		f=1
-	fi
-	count "$kl" "$p" "$f" "$s"
-	note "$([[ $rc == 0 && $p -gt 0 ]] && echo ok || echo FAIL)" \
-		"$kl: kunit.py --kunitconfig fs/fat: $p passed, $f failed, $s skipped (exit $rc, $(elapsed "$t0"))"
-}
-
 # Debian's own kernels and the DKMS package (issue 18): for Debian 12
 # (bookworm, the 6.1 line) and Debian 13 (trixie, the 6.12 line)
 # scripts/deb-check.sh installs the .deb in a debootstrap root on an older
@@ -283,11 +257,8 @@ fi
 for kl in "${RUN_LINES[@]}"; do
 	run_suite "$kl" "${CONFIG[$kl]-normal}" "${fuzz_run[@]}"
 	# the fast path (0008) is the same code on every line: its lookup
-	# differential test and kunit.py run on the newest line, mainline
-	if [[ $kl == "${RUN_LINES[-1]}" ]]; then
-		run_lookdiff "$kl"
-		run_kunit "$kl"
-	fi
+	# differential test on the newest line, mainline
+	[[ $kl == "${RUN_LINES[-1]}" ]] && run_lookdiff "$kl"
 done
 
 for kl in "${DLINES[@]}"; do

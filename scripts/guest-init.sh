@@ -213,9 +213,8 @@ send_section dmesg.txt /tmp/dmesg.txt
 # KUnit suites built into the kernel (KUNIT_SUITES, from its .config) ran
 # at boot: each must have reported "ok" with its tally in the kernel log.
 # They only decide the verdict: the verdict line's pass=/fail=/skip= are the
-# TAP's, as is the host's count (make check counts KUnit's cases once,
-# from kunit.py).
-# Read from the log as it was when /init started.
+# TAP's, as is the host's count (make kunit counts KUnit's cases, under
+# UML).  Read from the log as it was when /init started.
 for k in $KUNIT_SUITES; do
 	kline=$(grep -oE "# $k: pass:[0-9]+ fail:[0-9]+ skip:[0-9]+ total:[0-9]+" /tmp/dmesg-boot.txt | tail -n 1)
 	if [[ -z $kline ]] || ! grep -qE "\] ok [0-9]+ $k\$" /tmp/dmesg-boot.txt; then

@@ -20,7 +20,7 @@
 #      (selftests/filesystems/fat_extended) and fat's KUnit suite, built
 #      in; on the newest line (7.3), with its config, 2000 cold lookups
 #      of fuzz/run-lookdiff.sh (the kernel with the 8.3 fast path against
-#      the one without); kunit.py under UML is make kunit, not here;
+#      the one without) and kunit.py under UML (make kunit);
 #   4. with the 6.1 and 6.12 lines, Debian's own kernels and the DKMS
 #      package: scripts/deb-check.sh --suite bookworm (Debian 12, 6.1) and
 #      --suite trixie (Debian 13, 6.12), both at once, each in a
@@ -215,6 +215,21 @@ run_lookdiff() {
 	fi
 }
 
+# fat's KUnit suite as upstream runs it: kunit.py under UML on the
+# newest line (scripts/kunit-uml.sh, make kunit), one case.
+run_kunit_uml() {
+	local kl=$1 t0=$SECONDS out
+	echo "=== scripts/kunit-uml.sh --kernel $kl"
+	if out=$(scripts/kunit-uml.sh --kernel "$kl" 2>&1); then
+		printf '%s\n' "$out" | tail -n 4
+		count "$kl" 1 0 0
+		note ok "$kl: kunit.py under UML: $(printf '%s\n' "$out" | grep -o 'Testing complete\..*' | tail -n 1) ($(elapsed "$t0"))"
+	else
+		printf '%s\n' "$out" | tail -n 40
+		count "$kl" 0 1 0; note FAIL "$kl: kunit.py under UML ($(elapsed "$t0"))"
+	fi
+}
+
 # Debian's own kernels and the DKMS package (issue 18): for Debian 12
 # (bookworm, the 6.1 line) and Debian 13 (trixie, the 6.12 line)
 # scripts/deb-check.sh installs the .deb in a debootstrap root on an older
@@ -259,6 +274,7 @@ for kl in "${RUN_LINES[@]}"; do
 	# the fast path (0008) is the same code on every line: its lookup
 	# differential test on the newest line, mainline
 	[[ $kl == "${RUN_LINES[-1]}" ]] && run_lookdiff "$kl"
+	[[ $kl == "${RUN_LINES[-1]}" ]] && run_kunit_uml "$kl"
 done
 
 for kl in "${DLINES[@]}"; do

@@ -21,6 +21,7 @@ while [[ $# -gt 0 ]]; do
 	esac
 done
 "$REPO/qemu-run.sh" --kernel "$LINE" --check-series >/dev/null
+mkdir -p "$CACHE/kunit"
 cd "$CACHE/src/$LINE/linux"
 exec python3 tools/testing/kunit/kunit.py run --kunitconfig fs/fat \
 	--build_dir "$CACHE/kunit/$LINE" --jobs "$(nproc)" --make_options CC="ccache gcc"

@@ -57,11 +57,14 @@ show "mount -t vfat -o nolongcreate /dev/loop0 /mnt"
 show "grep /mnt /proc/mounts"
 show "touch \"/mnt/Long Report 2026.txt\""
 show "touch /mnt/REPORT26.TXT"
+show "touch /mnt/ReadMe.txt"
+show "touch /mnt/notes.txt"
 show "umount /mnt && mount -t vfat -o nolongcreate /dev/loop0 /mnt"
 show "ls /mnt"
 show "cat \"/mnt/Holiday Photos 2025.txt\""
 echo "@@transcript-end@@"
 [[ ! -e "/mnt/Long Report 2026.txt" && -e /mnt/REPORT26.TXT ]] &&
+	ls /mnt | grep -qx notes.txt && ! ls /mnt | grep -qix readme.txt &&
 	grep -q "^written" "/mnt/Holiday Photos 2025.txt"
 '
 
@@ -74,7 +77,8 @@ if ! ./qemu-run.sh --kernel "$LINE" --no-suite --guest-cmd "$GUEST" "${QARGS[@]}
 	exit 1
 fi
 session=$(tr -d '\r' <"$log" | sed -n '/^@@transcript@@$/,/^@@transcript-end@@$/p' | sed '1d;$d')
-if ! grep -q 'File name too long' <<<"$session" || ! grep -q '^REPORT26.TXT\|REPORT26.TXT' <<<"$session"; then
+if ! grep -q 'File name too long' <<<"$session" || ! grep -q 'Invalid argument' <<<"$session" ||
+	! grep -q 'REPORT26.TXT' <<<"$session"; then
 	printf '%s\n' "$session" >&2
 	echo "transcript.sh: the session does not show what it must; README.md left as it is" >&2
 	exit 1

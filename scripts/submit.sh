@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# submit.sh - write the mainline series (patches/7.3/series) as two patch
-# series ready for git send-email, signed by the person running it:
+# submit.sh - write the mainline patches as two independent postings, ready
+# for git send-email, signed by the person running it:
 #
-#   option/    every patch of the series but the 8.3 fast path, with a cover
-#              letter: "fat: add the nolongcreate mount option to vfat"
-#   fastpath/  the 8.3 fast path alone, with a cover letter, as a follow-up
-#              on top of option/ (base-commit + prerequisite-patch-id lines)
+#   option/    every patch of patches/7.3/series but the 8.3 fast path, with
+#              a cover letter: "fat: add the nolongcreate mount option to vfat"
+#   fastpath/  the 8.3 fast path, patches/fastpath/*.patch, with a cover
+#              letter (when there is one)
 #
-# under <cache>/submission/, checked: git am of option/ then fastpath/ onto
-# the pristine tree gives the tree of the whole series, and checkpatch.pl
-# --strict finds no error and no warning in any patch.
+# under <cache>/submission/.  Each applies to the upstream tag the pristine
+# tree equals in the paths the patches touch (v7.3-rc7 for Debian's
+# 7.3~rc7), on its own; checked: git am of each alone onto the pristine
+# tree, fs/fat built with W=1 and the touched selftests built there,
+# checkpatch.pl --strict, and Debian's patches left those paths alone.
 #
 # Run scripts/submit.sh --help for the options.
 
@@ -23,6 +25,8 @@ export LC_ALL=C
 
 LINE=7.3
 PATCHDIR=$REPO/patches/$LINE
+FASTDIR=$REPO/patches/fastpath
+# a fast path left in patches/$LINE/series (v5's 0008) is not the option's
 FASTPATH_PAT=fat-show-plain-ASCII-8.3-names
 OPTION_SUBJECT="fat: add the nolongcreate mount option to vfat"
 FASTPATH_SUBJECT="fat: show plain ASCII 8.3 names without the charset round trip"
@@ -32,40 +36,67 @@ NEUTRAL_EMAIL=runner@vfat-nolongcreate.invalid
 
 CACHE=${XDG_CACHE_HOME:-${HOME:-$(cd ~ && pwd)}/.cache}/vfat-nolongcreate
 VERSION=1
+DEBIAN_TAR=
+# Beyond get_maintainer.pl: fat reaches mainline through the VFS tree
+# (MAINTAINERS' "FILESYSTEMS (VFS and infrastructure)": M, R, L).
+EXTRA_TO=("Christian Brauner <brauner@kernel.org>")
+EXTRA_CC=("Jan Kara <jack@suse.cz>" "linux-fsdevel@vger.kernel.org")
 
 usage() {
 	cat <<EOF
 Usage: $PROG [OPTIONS]
 
-Write patches/$LINE/series (the mainline line) as two patch series for
-git send-email, From: and Signed-off-by: you (your git identity:
-git config user.name / user.email, or GIT_AUTHOR_NAME / GIT_AUTHOR_EMAIL):
+Write the mainline patches as two independent postings for git
+send-email, From: and Signed-off-by: you (your git identity: git config
+user.name / user.email, or GIT_AUTHOR_NAME / GIT_AUTHOR_EMAIL):
 
-  <cache>/submission/option/    every patch but the 8.3 fast path
-                                (*$FASTPATH_PAT*), with a cover letter
-                                "$OPTION_SUBJECT"
+  <cache>/submission/option/    patches/$LINE/series but the 8.3 fast path
+                                (*$FASTPATH_PAT*), with a cover
+                                letter "$OPTION_SUBJECT"
                                 (blurb: patches/$LINE/0000-cover-letter.patch)
-  <cache>/submission/fastpath/  the 8.3 fast path alone, with a cover letter,
-                                on top of option/ (its base-commit and
-                                prerequisite-patch-id lines)
+  <cache>/submission/fastpath/  patches/fastpath/*.patch, the fast path on
+                                its own, with a cover letter (blurb:
+                                patches/fastpath/0000-cover-letter.patch, else
+                                a built-in one); left out, and said so, while
+                                patches/fastpath/ has no patch
 
-written by git format-patch --cover-letter --thread --base, To: the
-maintainers and Cc: the reviewers and lists that the kernel tree's
-scripts/get_maintainer.pl names.  The patches are made in a scratch clone,
-<cache>/submission/tree, of the pristine linux-source-$LINE tree that
-./qemu-run.sh --kernel $LINE keeps in <cache>/src/$LINE/linux (read only
-here).  Then checked:
-  - git am of option/ and then fastpath/ onto the pristine tree gives the
-    very tree of the pristine tree with patches/$LINE/series applied;
+written by git format-patch --cover-letter --thread, To: the maintainers
+and Cc: the reviewers and lists that the kernel tree's
+scripts/get_maintainer.pl names, plus ${EXTRA_TO[*]} (To),
+${EXTRA_CC[*]} (Cc): fat reaches
+mainline through the VFS tree.  No base-commit: line (the pristine tree is
+a private import): the cover letters say which upstream tag the patches
+apply to, the tag of the Debian version in use (v7.3-rc7 for 7.3~rc7-1~exp1).
+A first posting carries no version notes: neither the cover's "Changes in
+vN" sections nor the notes below a patch's ---; with --version N they are
+kept.  The patches are made in a scratch clone, <cache>/submission/tree, of
+the pristine linux-source-$LINE tree that ./qemu-run.sh --kernel $LINE keeps
+in <cache>/src/$LINE/linux (read only here).  Then checked, each posting
+on its own:
+  - git am of its patches onto the pristine tree gives the tree of the
+    pristine tree with its source patches applied;
+  - fs/fat builds with W=1 and no warning (the config of a ./qemu-run.sh
+    --kernel $LINE build in <cache>/build/$LINE/, fat_test.c included),
+    and the selftests it touches compile (<cache>/submission/build);
   - checkpatch.pl --strict: no error and no warning in any patch (the
     "does MAINTAINERS need updating?" warning passed over when MAINTAINERS
-    covers every file a patch adds or deletes, as ./qemu-run.sh does).
+    covers every file a patch adds or deletes, as ./qemu-run.sh does);
+  - no placeholder identity, no base-commit/prerequisite-patch-id line, the
+    tag named, the VFS recipients in every file;
+and once: the pristine tree's version is the tag's, and none of the
+patches of Debian's source package (linux_<version>.debian.tar.xz, from
+Debian's archive, checked against its Sources index:
+scripts/debian-patches.sh) nor its Files-Excluded touches a path the
+patches touch, so those paths are the tag's.
 
 Options:
-  --version N   reroll count: git format-patch -v N, "[PATCH vN ...]"
-                (default: $VERSION)
-  --cache DIR   cache dir (default: \${XDG_CACHE_HOME:-\$HOME/.cache}/vfat-nolongcreate)
-  -h, --help    this text
+  --version N       reroll count: git format-patch -v N, "[PATCH vN ...]"
+                    (default: $VERSION)
+  --debian-tar FILE Debian's linux_<version>.debian.tar.xz, fetched
+                    elsewhere when Debian's pool does not serve it here
+                    (still checked against the Sources index's SHA-256)
+  --cache DIR       cache dir (default: \${XDG_CACHE_HOME:-\$HOME/.cache}/vfat-nolongcreate)
+  -h, --help        this text
 
 Exit status: 0 written and checked; 1 a step or a check failed (the files
 are then left in <cache>/submission/rejected/, not in option/ and
@@ -93,6 +124,12 @@ while [[ $# -gt 0 ]]; do
 		shift 2
 		;;
 	--version=*) VERSION=${1#*=}; shift ;;
+	--debian-tar)
+		[[ $# -ge 2 ]] || die_usage "--debian-tar needs an argument"
+		DEBIAN_TAR=$2
+		shift 2
+		;;
+	--debian-tar=*) DEBIAN_TAR=${1#*=}; shift ;;
 	--cache)
 		[[ $# -ge 2 ]] || die_usage "--cache needs an argument"
 		CACHE=$2
@@ -104,6 +141,10 @@ while [[ $# -gt 0 ]]; do
 done
 [[ $VERSION =~ ^[1-9][0-9]*$ ]] || die_usage "--version wants a positive number, not '$VERSION'"
 [[ -n $CACHE ]] || die_usage "--cache wants a directory"
+if [[ -n $DEBIAN_TAR ]]; then
+	[[ -f $DEBIAN_TAR ]] || die_usage "--debian-tar: no file $DEBIAN_TAR"
+	DEBIAN_TAR=$(cd "$(dirname "$DEBIAN_TAR")" && pwd -P)/${DEBIAN_TAR##*/}
+fi
 
 # Not run from inside some other git command's environment.
 unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY \
@@ -160,30 +201,40 @@ PRISTINE=$(git -C "$SRC" rev-parse -q --verify 'pristine^{commit}' 2>/dev/null) 
 	die 2 "no pristine linux-source-$LINE tree (git tag 'pristine' in $SRC); $SRC_HINT"
 git -C "$SRC" cat-file -e "$PRISTINE:scripts/checkpatch.pl" 2>/dev/null ||
 	die 2 "$SRC is not a kernel tree; $SRC_HINT"
+# The Debian version the pristine tree was extracted from (the last field of
+# the stamp ./qemu-run.sh writes), and the upstream tag of its upstream part:
+# 7.3~rc7-1~exp1 -> v7.3-rc7, 7.3.2-1 -> v7.3.2.
+SRCVER=$(awk '{ print $NF }' "$CACHE/src/$LINE/pristine.stamp" 2>/dev/null || true)
+[[ -n $SRCVER ]] || die 2 "no $CACHE/src/$LINE/pristine.stamp (the Debian version of the tree); $SRC_HINT"
+upver=${SRCVER#*:}
+upver=${upver%-*}
+TAG=v${upver//\~/-}
 
 # ------------------------------------------------------------------ series --
 [[ -f $PATCHDIR/series ]] || die 1 "no patches/$LINE/series"
-SERIES=()
+OPTION=()
 while IFS= read -r l || [[ -n $l ]]; do
 	l=${l%%#*}
 	l=${l//[[:space:]]/}
 	[[ -z $l ]] && continue
 	[[ -f $PATCHDIR/$l ]] || die 1 "patches/$LINE/series names $l, which does not exist"
-	SERIES+=("$PATCHDIR/$l")
-done <"$PATCHDIR/series"
-OPTION=()
-FASTPATH=()
-for p in "${SERIES[@]}"; do
-	if [[ ${p##*/} == *"$FASTPATH_PAT"* ]]; then
-		FASTPATH+=("$p")
-	else
-		OPTION+=("$p")
+	if [[ $l == *"$FASTPATH_PAT"* ]]; then
+		echo "$PROG: leaving patches/$LINE/$l out of the option series (the fast path is posted from patches/fastpath/)"
+		continue
 	fi
-done
-[[ ${#FASTPATH[@]} -eq 1 ]] ||
-	die 1 "patches/$LINE/series has ${#FASTPATH[@]} patches named *$FASTPATH_PAT*, not one"
+	OPTION+=("$PATCHDIR/$l")
+done <"$PATCHDIR/series"
 [[ ${#OPTION[@]} -ge 1 ]] || die 1 "patches/$LINE/series has no patch besides the fast path"
-NOPT=${#OPTION[@]}
+FASTPATH=()
+for p in "$FASTDIR"/*.patch; do
+	[[ -e $p && ${p##*/} != 0000-cover-letter.patch ]] && FASTPATH+=("$p")
+done
+SERIESNAMES=(option)
+if [[ ${#FASTPATH[@]} -gt 0 ]]; then
+	SERIESNAMES+=(fastpath)
+else
+	echo "$PROG: no patches/fastpath/*.patch: the fast path is not written this time"
+fi
 
 # -------------------------------------------------------------- scratch tree --
 mkdir -p "$OUT"
@@ -254,52 +305,49 @@ am() {
 }
 
 # ---------------------------------------------------------------- commits --
-# The tree the whole series gives, in the series' order.
-STEP="series"
-reset_tree
-am "patches/$LINE/series" "${SERIES[@]}"
-REF_TREE=$(git_t rev-parse 'HEAD^{tree}')
-
-# The option patches, then the fast path.
-STEP="commits"
-reset_tree
-am "option series" "${OPTION[@]}"
-am "fast path on the option series" "${FASTPATH[@]}"
-mapfile -t COMMITS < <(git_t rev-list --reverse "$PRISTINE..HEAD")
-[[ ${#COMMITS[@]} -eq $((NOPT + 1)) ]] ||
-	fail "git am made ${#COMMITS[@]} commits of $((NOPT + 1)) patches"
-
-# Each commit again with the sender as author (and committer), its author
-# date kept, and the patch author's Signed-off-by replaced by the sender's;
-# nothing else in the message changes.
+# make_commits NAME PATCH...: the patches git am'd onto the pristine tree,
+# then each commit again with the sender as author (and committer), its
+# author date kept, and the patch author's Signed-off-by replaced by the
+# sender's; nothing else in the message changes.  Sets REF[NAME] (the tree)
+# and TIP[NAME].
 TMP=$(mktemp -d "$OUT/tmp.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
-parent=$PRISTINE
-NEW=()
-for c in "${COMMITS[@]}"; do
-	git_t cat-file commit "$c" >"$TMP/raw"
-	aline=$(sed -n '/^author /{p;q}' "$TMP/raw")
-	[[ $aline =~ ^author\ (.*\ \<[^\<\>]*\>)\ ([0-9]+\ [-+][0-9]{4})$ ]] ||
-		fail "cannot read the author of $c"
-	orig=${BASH_REMATCH[1]} adate=${BASH_REMATCH[2]}
-	sed '1,/^$/d' "$TMP/raw" >"$TMP/msg"
-	awk -v old="Signed-off-by: $orig" -v new="Signed-off-by: $SENDER" '
-		$0 == old { print new; n++; next }
-		{ print }
-		END { exit n == 0 }' "$TMP/msg" >"$TMP/msg.new" ||
-		fail "$(git_t log -1 --format=%s "$c"): no 'Signed-off-by: $orig' to replace"
-	[[ $(grep -cxF "Signed-off-by: $SENDER" "$TMP/msg.new") == 1 ]] ||
-		fail "$(git_t log -1 --format=%s "$c"): not one 'Signed-off-by: $SENDER' after the rewrite"
-	parent=$(GIT_AUTHOR_NAME=$SENDER_NAME GIT_AUTHOR_EMAIL=$SENDER_EMAIL GIT_AUTHOR_DATE="@$adate" \
-		GIT_COMMITTER_NAME=$SENDER_NAME GIT_COMMITTER_EMAIL=$SENDER_EMAIL GIT_COMMITTER_DATE="@$adate" \
-		git_t commit-tree "$c^{tree}" -p "$parent" -F "$TMP/msg.new") ||
-		fail "git commit-tree failed"
-	NEW+=("$parent")
-done
-OPT_TIP=${NEW[NOPT - 1]}
-FAST_TIP=${NEW[NOPT]}
-run git_t update-ref refs/heads/submission-option "$OPT_TIP"
-run git_t update-ref refs/heads/submission-fastpath "$FAST_TIP"
+declare -A REF TIP
+make_commits() {
+	local name=$1 c aline orig adate parent=$PRISTINE
+	shift
+	STEP="commits ($name)"
+	reset_tree
+	am "$name series on pristine" "$@"
+	REF[$name]=$(git_t rev-parse 'HEAD^{tree}')
+	mapfile -t COMMITS < <(git_t rev-list --reverse "$PRISTINE..HEAD")
+	[[ ${#COMMITS[@]} -eq $# ]] || fail "git am made ${#COMMITS[@]} commits of $# patches"
+	for c in "${COMMITS[@]}"; do
+		git_t cat-file commit "$c" >"$TMP/raw"
+		aline=$(sed -n '/^author /{p;q}' "$TMP/raw")
+		[[ $aline =~ ^author\ (.*\ \<[^\<\>]*\>)\ ([0-9]+\ [-+][0-9]{4})$ ]] ||
+			fail "cannot read the author of $c"
+		orig=${BASH_REMATCH[1]} adate=${BASH_REMATCH[2]}
+		sed '1,/^$/d' "$TMP/raw" >"$TMP/msg"
+		awk -v old="Signed-off-by: $orig" -v new="Signed-off-by: $SENDER" '
+			$0 == old { print new; n++; next }
+			{ print }
+			END { exit n == 0 }' "$TMP/msg" >"$TMP/msg.new" ||
+			fail "$(git_t log -1 --format=%s "$c"): no 'Signed-off-by: $orig' to replace"
+		[[ $(grep -cxF "Signed-off-by: $SENDER" "$TMP/msg.new") == 1 ]] ||
+			fail "$(git_t log -1 --format=%s "$c"): not one 'Signed-off-by: $SENDER' after the rewrite"
+		parent=$(GIT_AUTHOR_NAME=$SENDER_NAME GIT_AUTHOR_EMAIL=$SENDER_EMAIL GIT_AUTHOR_DATE="@$adate" \
+			GIT_COMMITTER_NAME=$SENDER_NAME GIT_COMMITTER_EMAIL=$SENDER_EMAIL GIT_COMMITTER_DATE="@$adate" \
+			git_t commit-tree "$c^{tree}" -p "$parent" -F "$TMP/msg.new") ||
+			fail "git commit-tree failed"
+	done
+	TIP[$name]=$parent
+	run git_t update-ref "refs/heads/submission-$name" "$parent"
+}
+make_commits option "${OPTION[@]}"
+if [[ ${#FASTPATH[@]} -gt 0 ]]; then
+	make_commits fastpath "${FASTPATH[@]}"
+fi
 
 # ----------------------------------------------------------- format-patch --
 # A first posting has no version: "[PATCH 0/7]", 0000-cover-letter.patch.
@@ -314,7 +362,7 @@ format_patch() {
 	shift 2
 	rm -rf "$dir"
 	GIT_COMMITTER_NAME=$SENDER_NAME GIT_COMMITTER_EMAIL=$SENDER_EMAIL \
-		run git_t format-patch -q --cover-letter --thread --base="$PRISTINE" \
+		run git_t format-patch -q --cover-letter --thread --no-base \
 		"${VARGS[@]}" -o "$dir" "$@" "$range" ||
 		fail "git format-patch $range failed"
 }
@@ -330,8 +378,9 @@ patches_in() {
 
 # recipients DIR: "--to=..." and "--cc=..." lines for the patches in DIR:
 # To the maintainers, Cc the reviewers and lists, per get_maintainer.pl of
-# the tree (no git history, no network); a person already in To (by name or
-# address) and the sender are left out of Cc.
+# the tree (no git history, no network), and EXTRA_TO / EXTRA_CC; each
+# address once, a person already in To (by name or address) and the sender
+# left out of Cc.
 recipients() {
 	local files=() gm=(perl scripts/get_maintainer.pl --no-rolestats --no-git --no-git-fallback)
 	mapfile -t files < <(patches_in "$1")
@@ -339,11 +388,13 @@ recipients() {
 		fail "scripts/get_maintainer.pl (maintainers) failed"
 	(cd "$TREE" && "${gm[@]}" --no-m --r --l "${files[@]}") >"$TMP/cc" 2>>"$LOG" ||
 		fail "scripts/get_maintainer.pl (reviewers, lists) failed"
+	printf '%s\n' "${EXTRA_TO[@]}" >>"$TMP/to"
+	printf '%s\n' "${EXTRA_CC[@]}" >>"$TMP/cc"
 	awk -v me="${SENDER_EMAIL,,}" '
 		function addr(s) { if (match(s, /<[^>]*>/)) s = substr(s, RSTART + 1, RLENGTH - 2); return tolower(s) }
 		function name(s) { if (!match(s, / *<[^>]*>/)) return ""; return substr(s, 1, RSTART - 1) }
 		/^[ \t]*$/ { next }
-		FNR == NR { if (addr($0) == me) next
+		FNR == NR { if (addr($0) == me || (addr($0) in to_a)) next
 			to_a[addr($0)] = 1; if (name($0) != "") to_n[name($0)] = 1
 			print "--to=" $0; next }
 		{ a = addr($0); n = name($0)
@@ -401,6 +452,27 @@ fill_cover() {
 	fi
 }
 
+# notes_of PATCH: a patch file's notes, between the --- under its message
+# and its diffstat (or a second ---, or the diff): git am drops them.
+notes_of() {
+	awk 'hdr == 0 { if (/^$/) hdr = 1; next }
+		!sep { if ($0 == "---") sep = 1; next }
+		$0 == "---" || /^ [^ ].* +\| +[0-9]+/ || /^ [0-9]+ files? changed/ || /^diff --git / { exit }
+		{ l[++n] = $0; if (/[^ \t]/) last = n }
+		END { for (i = 1; i <= last; i++) print l[i] }' "$1"
+}
+
+# put_notes SRC OUTFILE: a reroll (--version N) keeps the notes of the
+# source patch SRC, put back under the --- of the written patch.
+put_notes() {
+	notes_of "$1" >"$TMP/notes"
+	[[ -s $TMP/notes ]] || return 0
+	awk -v notes="$TMP/notes" '!done && $0 == "---" {
+			print; while ((getline l < notes) > 0) print l
+			print "---"; done = 1; next }
+		{ print }' "$2" >"$2.new" && mv "$2.new" "$2"
+}
+
 STEP="format-patch"
 STAGE=$OUT/staging
 rm -rf "$STAGE"
@@ -412,7 +484,6 @@ mkdir -p "$STAGE"
 # rounds were the project's reviews, not the list's.
 awk -v first="$([[ $VERSION == 1 ]] && echo 1)" 'hdr == 0 { if (/^$/) hdr = 1; next }
 	/^[^ \t].* \([0-9]+\):$/ || /^ [^ ].* +\| +[0-9]+/ || /^-- $/ || /^base-commit:/ { exit }
-	/^Patch [0-9]+, posted on its own/ { exit }
 	first && /^Changes in v[0-9]+$/ { skip = 1; next }
 	skip && /^[^ =]/ && !/^Changes in v[0-9]+$/ { skip = 0 }
 	!skip { print }' "$PATCHDIR/0000-cover-letter.patch" |
@@ -420,103 +491,248 @@ awk -v first="$([[ $VERSION == 1 ]] && echo 1)" 'hdr == 0 { if (/^$/) hdr = 1; n
 		>"$TMP/option.blurb"
 [[ -s $TMP/option.blurb ]] || fail "no text in patches/$LINE/0000-cover-letter.patch"
 
-for s in option fastpath; do
-	if [[ $s == option ]]; then
-		range=$PRISTINE..$OPT_TIP
-	else
-		range=$OPT_TIP..$FAST_TIP
+# The fast path's: patches/fastpath/0000-cover-letter.patch the same way,
+# else this one.
+if [[ -f $FASTDIR/0000-cover-letter.patch ]]; then
+	awk -v first="$([[ $VERSION == 1 ]] && echo 1)" 'hdr == 0 { if (/^$/) hdr = 1; next }
+		/^[^ \t].* \([0-9]+\):$/ || /^ [^ ].* +\| +[0-9]+/ || /^-- $/ || /^base-commit:/ { exit }
+		first && /^Changes in v[0-9]+$/ { skip = 1; next }
+		skip && /^[^ =]/ && !/^Changes in v[0-9]+$/ { skip = 0 }
+		!skip { print }' "$FASTDIR/0000-cover-letter.patch" |
+		awk '{ l[NR] = $0 } /[^ \t]/ { last = NR } END { for (i = 1; i <= last; i++) print l[i] }' \
+			>"$TMP/fastpath.blurb"
+	[[ -s $TMP/fastpath.blurb ]] || fail "no text in patches/fastpath/0000-cover-letter.patch"
+else
+	cat >"$TMP/fastpath.blurb" <<EOB
+This patch makes vfat show plain ASCII 8.3 names, and rule entries out in
+lookups, from a per-mount table instead of converting every 8.3 name through
+the codepage and the iocharset one character at a time.  What readdir shows
+and what a lookup finds are unchanged.  It stands on its own: it does not
+depend on any other patch.  Its figures are in its commit message.
+EOB
+fi
+
+# Which tree: said plainly at the end of each blurb, unless it already is.
+for s in "${SERIESNAMES[@]}"; do
+	if ! grep -qF "$TAG" "$TMP/$s.blurb"; then
+		if [[ $s == option ]]; then
+			printf '\nThe series applies to %s.\n' "$TAG" >>"$TMP/$s.blurb"
+		else
+			printf '\nIt applies to %s.\n' "$TAG" >>"$TMP/$s.blurb"
+		fi
 	fi
+done
+
+for s in "${SERIESNAMES[@]}"; do
+	range=$PRISTINE..${TIP[$s]}
 	format_patch "$TMP/$s" "$range"
 	recipients "$TMP/$s" >"$TMP/$s.recipients"
 	mapfile -t hdr <"$TMP/$s.recipients"
 	format_patch "$STAGE/$s" "$range" "${hdr[@]}"
+	if [[ $s == option ]]; then
+		subject=$OPTION_SUBJECT
+		srcs=("${OPTION[@]}")
+	else
+		subject=$FASTPATH_SUBJECT
+		# the cover letter's own subject, if it has one
+		if [[ -f $FASTDIR/0000-cover-letter.patch ]]; then
+			fsubj=$(git mailinfo "$TMP/mi.msg" "$TMP/mi.patch" <"$FASTDIR/0000-cover-letter.patch" |
+				sed -n 's/^Subject: //p')
+			[[ -z $fsubj || $fsubj == *'*** SUBJECT HERE ***'* ]] || subject=$fsubj
+		fi
+		srcs=("${FASTPATH[@]}")
+	fi
+	fill_cover "$STAGE/$s/${VPFX}0000-cover-letter.patch" "$subject" "$TMP/$s.blurb"
+	mapfile -t outs < <(patches_in "$STAGE/$s")
+	[[ ${#outs[@]} -eq ${#srcs[@]} ]] ||
+		fail "format-patch wrote ${#outs[@]} patches for $s, not ${#srcs[@]}"
+	if [[ $VERSION != 1 ]]; then
+		for i in "${!outs[@]}"; do
+			put_notes "${srcs[i]}" "${outs[i]}"
+		done
+	fi
 done
-
-oprefix="[PATCH ${VARGS:+v$VERSION }0/$NOPT]"
-cat >"$TMP/fastpath.blurb" <<EOF
-This patch makes vfat show plain ASCII 8.3 names, and rule entries out in
-lookups, from a per-mount table instead of converting every 8.3 name through
-the codepage and the iocharset one character at a time.  What readdir shows
-and what a lookup finds are unchanged.
-
-It applies on top of the nolongcreate series, sent separately:
-
-  $oprefix $OPTION_SUBJECT
-
-(the base-commit and prerequisite-patch-id lines below name its base and
-its $NOPT patches): its context includes that series' changes to
-fs/fat/dir.c and fs/fat/fat_test.c, and it calls fat_short_name_match()
-from its patch 1.  A KUnit case in fat_test.c, run for ten mount
-settings, shows some 10000 8.3 names with the table and without it and
-checks that a name the table rules out in a lookup (the name shown, in
-the other case, and another entry's) is one the full comparison does
-not match.
-
-The figures (cold lookups, absent names and readdir in directories of
-4000 8.3 and long names, measured under UML on the host CPU with and
-without this patch, side by side in one run) are in its commit message.
-EOF
-
-fill_cover "$STAGE/option/${VPFX}0000-cover-letter.patch" "$OPTION_SUBJECT" "$TMP/option.blurb"
-fill_cover "$STAGE/fastpath/${VPFX}0000-cover-letter.patch" "$FASTPATH_SUBJECT" "$TMP/fastpath.blurb"
 
 # ------------------------------------------------------------------ checks --
 STEP="checks"
 bad=0
 echo "$PROG: checks"
-mapfile -t OPT_FILES < <(patches_in "$STAGE/option")
-mapfile -t FAST_FILES < <(patches_in "$STAGE/fastpath")
-[[ ${#OPT_FILES[@]} -eq $NOPT && ${#FAST_FILES[@]} -eq 1 ]] ||
-	fail "format-patch wrote ${#OPT_FILES[@]} + ${#FAST_FILES[@]} patches, not $NOPT + 1"
-
-# base-commit and prerequisite-patch-id: what git am of fastpath/ needs
-ocover=$STAGE/option/${VPFX}0000-cover-letter.patch
-fcover=$STAGE/fastpath/${VPFX}0000-cover-letter.patch
-nprereq=$(grep -c '^prerequisite-patch-id: ' "$fcover" || true)
-if grep -qx "base-commit: $PRISTINE" "$ocover" && grep -qx "base-commit: $PRISTINE" "$fcover" &&
-	[[ $nprereq == "$NOPT" ]]; then
-	echo "  ok   base-commit $PRISTINE in both cover letters, $nprereq prerequisite-patch-id(s) in fastpath/"
-else
-	echo "  FAIL base-commit / prerequisite-patch-id lines (fastpath/ lists $nprereq of $NOPT)"
+ok() { echo "  ok   $*"; }
+notok() {
+	echo "  FAIL $*"
 	bad=$((bad + 1))
+}
+
+# The files the patches touch (from the source patches), and the paths
+# whose equality with the tag is checked: each file, and the directory of
+# each one outside Documentation/ (what its build reads along with it).
+mapfile -t TOUCHED < <(cat "${OPTION[@]}" "${FASTPATH[@]}" |
+	sed -n 's|^diff --git a/\([^ ]*\) b/\([^ ]*\)$|\1\n\2|p' | sort -u)
+CHECKPATHS=()
+for f in "${TOUCHED[@]}"; do
+	CHECKPATHS+=("$f")
+	[[ $f == Documentation/* || $f != */* ]] || CHECKPATHS+=("${f%/*}/")
+done
+mapfile -t CHECKPATHS < <(printf '%s\n' "${CHECKPATHS[@]}" | sort -u)
+
+# (1) The tag: the pristine tree's version is the tag's, and Debian's
+# patches leave the touched paths as the upstream tarball has them.
+kver=$(make -s -C "$TREE" kernelversion 2>>"$LOG" || true)
+if [[ v${kver/.0-/-} == "$TAG" || v$kver == "$TAG" || v${kver%.0} == "$TAG" ]]; then
+	ok "the pristine tree is $kver, Debian's $SRCVER: upstream $TAG"
+else
+	notok "the pristine tree is '$kver', not the $TAG of Debian's $SRCVER"
+fi
+dargs=()
+[[ -n $DEBIAN_TAR ]] && dargs=(--tar "$DEBIAN_TAR")
+printf '+ scripts/debian-patches.sh %s %s %s\n' "$CACHE" "$SRCVER" "${CHECKPATHS[*]}" >>"$LOG"
+if "$REPO/scripts/debian-patches.sh" "$CACHE" "$SRCVER" "${dargs[@]}" "${CHECKPATHS[@]}" >"$TMP/debian.log" 2>&1; then
+	ok "equal to $TAG where touched: $(tail -n 1 "$TMP/debian.log")"
+else
+	notok "cannot show that the touched paths are those of $TAG (scripts/debian-patches.sh):"
+	sed 's/^/  | /' "$TMP/debian.log"
+fi
+cat "$TMP/debian.log" >>"$LOG"
+
+# The W=1 build: one output dir, the config of a ./qemu-run.sh build of
+# this line; shared CPUs, so -j2 and after any ./qemu-run.sh using the cache.
+BUILD=$OUT/build
+CONFIG=
+for c in "$CACHE/build/$LINE/normal/.config" "$CACHE/build/$LINE"/*/.config; do
+	[[ -f $c ]] && { CONFIG=$c; break; }
+done
+CC_CMD=gcc
+command -v ccache >/dev/null && CC_CMD="ccache gcc"
+exec 8>"$CACHE/.lock"
+if ! flock -n 8; then
+	echo "  (waiting for the ./qemu-run.sh using $CACHE)"
+	flock 8
+fi
+if [[ -n $CONFIG ]] && ! cmp -s "$CONFIG" "$BUILD/.config.src"; then
+	mkdir -p "$BUILD"
+	cp "$CONFIG" "$BUILD/.config"
+	cp "$CONFIG" "$BUILD/.config.src"
 fi
 
-# nothing of the placeholder identity the repository's patches carry
-leak=$(grep -l -i -e 'a-seed-' -e 'Seed [0-9a-f]\{8\} maintainers' -e 'noreply' \
-	"$STAGE"/option/*.patch "$STAGE"/fastpath/*.patch || true)
-if [[ -z $leak ]]; then
-	echo "  ok   no placeholder identity left; From: and Signed-off-by: $SENDER"
-else
-	echo "  FAIL placeholder identity left in: ${leak//$'\n'/ }"
-	bad=$((bad + 1))
-fi
-
-# (1) git am of option/ then fastpath/ on the pristine tree = the whole series
-reset_tree
-am "option/ on pristine" "${OPT_FILES[@]}"
-am "fastpath/ on option/" "${FAST_FILES[@]}"
-got=$(git_t rev-parse 'HEAD^{tree}')
-if [[ $got == "$REF_TREE" ]]; then
-	echo "  ok   git am option/ then fastpath/ on pristine: tree $got, that of pristine + patches/$LINE/series"
-else
-	echo "  FAIL git am option/ then fastpath/ on pristine: tree $got, not $REF_TREE (pristine + patches/$LINE/series)"
-	bad=$((bad + 1))
-fi
-
-# (2) checkpatch.pl --strict of the (patched) tree on every patch.
-for p in "${OPT_FILES[@]}" "${FAST_FILES[@]}"; do
-	name=${p#"$STAGE"/}
-	log=$TMP/checkpatch.log
-	# the last line is the verdict, "verdict: clean, N CHECK(s)"
-	if "$REPO/scripts/checkpatch-one.sh" "$TREE" "$p" >"$log"; then
-		echo "  ok   checkpatch --strict $name (0 errors, 0 warnings, $(tail -n 1 "$log" | sed 's/^verdict: clean, //'))"
+# build_check NAME: fs/fat of the checked-out tree with W=1, every object
+# rebuilt; the selftest directories the posting touches.
+build_check() {
+	local name=$1 log=$TMP/build-$1.log nw targets=() f d
+	if [[ -z $CONFIG ]]; then
+		notok "$name: no kernel config in $CACHE/build/$LINE/ to build fs/fat with (run ./qemu-run.sh --kernel $LINE)"
+		return 0
+	fi
+	rm -rf "$BUILD/fs/fat"
+	if ! make -C "$TREE" O="$BUILD" CC="$CC_CMD" -s olddefconfig >"$log" 2>&1 ||
+		! make -C "$TREE" O="$BUILD" CC="$CC_CMD" W=1 -j2 fs/fat/ >>"$log" 2>&1; then
+		notok "$name: make W=1 fs/fat/ failed"
+		grep -E 'error|Error' "$log" | head -n 20 | sed 's/^/  | /'
 	else
-		echo "  FAIL checkpatch --strict $name"
-		sed 's/^/  | /' "$log"
-		bad=$((bad + 1))
+		nw=$(grep -c 'warning:' "$log" || true)
+		if [[ $nw != 0 ]]; then
+			notok "$name: make W=1 fs/fat/: $nw warning(s)"
+			grep -A3 'warning:' "$log" | head -n 30 | sed 's/^/  | /'
+		elif git_t diff --quiet "$PRISTINE" HEAD -- fs/fat/fat_test.c || [[ -f $BUILD/fs/fat/fat_test.o ]]; then
+			ok "$name: make W=1 fs/fat/ ($(find "$BUILD/fs/fat" -name '*.o' ! -name '*.mod.o' | wc -l) objects, no warning; config ${CONFIG#"$CACHE"/})"
+		else
+			notok "$name: fat_test.c changed but not built (CONFIG_FAT_KUNIT_TEST off in ${CONFIG#"$CACHE"/})"
+		fi
 	fi
 	cat "$log" >>"$LOG"
+	# the selftest targets: the nearest directory with a Makefile
+	while IFS= read -r f; do
+		d=${f%/*}
+		while [[ $d == tools/testing/selftests/?* && ! -f $TREE/$d/Makefile ]]; do d=${d%/*}; done
+		[[ $d == tools/testing/selftests/?* ]] && targets+=("${d#tools/testing/selftests/}")
+	done < <(git_t diff --name-only "$PRISTINE" HEAD -- tools/testing/selftests/)
+	mapfile -t targets < <(printf '%s\n' "${targets[@]}" | sed '/^$/d' | sort -u)
+	[[ ${#targets[@]} -gt 0 ]] || return 0
+	if make -C "$TREE" O="$BUILD" -s headers >"$log" 2>&1 &&
+		make -C "$TREE/tools/testing/selftests" O="$BUILD" TARGETS="${targets[*]}" \
+			KHDR_INCLUDES="-isystem $BUILD/usr/include" -j2 >>"$log" 2>&1; then
+		ok "$name: selftests ${targets[*]} compile ($(grep -c 'warning:' "$log" || true) warning(s))"
+	else
+		notok "$name: selftests ${targets[*]} do not compile"
+		grep -E 'error' "$log" | head -n 20 | sed 's/^/  | /'
+	fi
+	cat "$log" >>"$LOG"
+}
+
+for s in "${SERIESNAMES[@]}"; do
+	mapfile -t FILES < <(patches_in "$STAGE/$s")
+	cover=$STAGE/$s/${VPFX}0000-cover-letter.patch
+
+	# (2) git am of this posting alone onto the pristine tree
+	reset_tree
+	am "$s/ on pristine" "${FILES[@]}"
+	got=$(git_t rev-parse 'HEAD^{tree}')
+	if [[ $got == "${REF[$s]}" ]]; then
+		ok "$s: git am of its ${#FILES[@]} patch(es) alone on pristine: tree $got, that of its source patches"
+	else
+		notok "$s: git am on pristine: tree $got, not ${REF[$s]} (pristine + its source patches)"
+	fi
+
+	# (3) the build, on that tree
+	build_check "$s"
+
+	# (4) checkpatch.pl --strict of the (patched) tree on every patch
+	for p in "${FILES[@]}"; do
+		name=${p#"$STAGE"/}
+		log=$TMP/checkpatch.log
+		# the last line is the verdict, "verdict: clean, N CHECK(s)"
+		if "$REPO/scripts/checkpatch-one.sh" "$TREE" "$p" >"$log"; then
+			ok "checkpatch --strict $name (0 errors, 0 warnings, $(tail -n 1 "$log" | sed 's/^verdict: clean, //'))"
+		else
+			notok "checkpatch --strict $name"
+			sed 's/^/  | /' "$log"
+		fi
+		cat "$log" >>"$LOG"
+	done
+
+	# (5) the headers and the text around the patches
+	leak=$(grep -l -i -e 'a-seed-' -e 'Seed [0-9a-f]\{8\} maintainers' -e 'noreply' \
+		"$STAGE/$s"/*.patch || true)
+	if [[ -z $leak ]]; then
+		ok "$s: no placeholder identity left; From: and Signed-off-by: $SENDER"
+	else
+		notok "$s: placeholder identity left in: ${leak//$'\n'/ }"
+	fi
+	if grep -l -E '^(base-commit|prerequisite-patch-id):' "$STAGE/$s"/*.patch >/dev/null; then
+		notok "$s: a base-commit: or prerequisite-patch-id: line"
+	elif ! grep -qF "$TAG" "$cover"; then
+		notok "$s: the cover letter does not name $TAG"
+	else
+		ok "$s: no base-commit/prerequisite-patch-id line; the cover letter names $TAG"
+	fi
+	missing=()
+	for f in "$STAGE/$s"/*.patch; do
+		# the header, unfolded
+		awk '/^$/ { exit } /^[ \t]/ { printf " %s", $0; next } { printf "\n%s", $0 } END { print "" }' \
+			"$f" >"$TMP/hdr"
+		for r in "${EXTRA_TO[@]/#/To:}" "${EXTRA_CC[@]/#/Cc:}"; do
+			kind=${r%%:*} addr=${r#*:}
+			[[ $addr =~ \<(.*)\> ]] && addr=${BASH_REMATCH[1]}
+			grep -i "^$kind:" "$TMP/hdr" | grep -qiF "$addr" || missing+=("${f##*/}: $kind $addr")
+		done
+	done
+	if [[ ${#missing[@]} -eq 0 ]]; then
+		ok "$s: To: ${EXTRA_TO[*]}; Cc: ${EXTRA_CC[*]} (besides get_maintainer.pl's) in every file"
+	else
+		notok "$s: recipients missing: ${missing[*]}"
+	fi
+	if [[ $VERSION == 1 ]]; then
+		# a first posting: nothing between a patch's --- and its diffstat,
+		# no "Changes in vN" in the cover letter
+		vnotes=$(for p in "${FILES[@]}"; do [[ -n $(notes_of "$p") ]] && echo "${p##*/}"; done
+			grep -l -E '^Changes in v[0-9]+' "$cover" || true)
+		if [[ -z $vnotes ]]; then
+			ok "$s: a first posting: no version notes in the cover letter or below a patch's ---"
+		else
+			notok "$s: a first posting with version notes in: ${vnotes//$'\n'/ }"
+		fi
+	fi
 done
+exec 8>&-
 
 if [[ $bad -gt 0 ]]; then
 	rm -rf "$OUT/option" "$OUT/fastpath" "$OUT/rejected"
@@ -527,7 +743,9 @@ if [[ $bad -gt 0 ]]; then
 fi
 
 rm -rf "$OUT/option" "$OUT/fastpath" "$OUT/rejected"
-mv "$STAGE/option" "$STAGE/fastpath" "$OUT/"
+for s in "${SERIESNAMES[@]}"; do
+	mv "$STAGE/$s" "$OUT/"
+done
 rmdir "$STAGE"
 
 # ------------------------------------------------------------------ report --
@@ -540,7 +758,11 @@ list() { # SERIES DESCRIPTION
 	done
 	sed -e 's/^--to=/    To: /' -e 's/^--cc=/    Cc: /' "$TMP/$1.recipients"
 }
-echo "$PROG: written and checked, From: $SENDER"
-list option "option series ($NOPT patches + cover letter, on pristine linux-source-$LINE)"
-list fastpath "fast-path series (1 patch + cover letter, on top of the option series)"
-echo "Send with: git send-email $OUT/option/*.patch; then the same for $OUT/fastpath/"
+echo "$PROG: written and checked, From: $SENDER, applying to $TAG"
+list option "option series (${#OPTION[@]} patches + cover letter)"
+if [[ ${#FASTPATH[@]} -gt 0 ]]; then
+	list fastpath "fast path (${#FASTPATH[@]} patch(es) + cover letter, on its own)"
+	echo "Send each on its own: git send-email $OUT/option/*.patch; git send-email $OUT/fastpath/*.patch"
+else
+	echo "No fast path (patches/fastpath/ has no patch).  Send with: git send-email $OUT/option/*.patch"
+fi

@@ -16,7 +16,8 @@
 #
 # Prints the patches (and exclusions) that touch a PATH, or one line "no
 # Debian patch touches ..."; exit status 0 when none does, 1 when one does
-# or the package cannot be had and checked, 2 bad usage.
+# or the package cannot be checked, 2 bad usage, 3 the package is in the
+# index but its file cannot be fetched here (the archive serves no source).
 
 set -euo pipefail
 
@@ -82,7 +83,7 @@ elif [[ ! -s $TAR || $(sha256sum <"$TAR" | cut -d' ' -f1) != "$sha" ]]; then
 		say "cannot fetch $url:"
 		sed 's/^/  /' "$APTDIR/download.log" >&2
 		say "fetch $NAME (SHA-256 $sha) elsewhere and pass it: --tar FILE"
-		exit 1
+		exit 3
 	fi
 	mv "$TAR.tmp" "$TAR"
 fi

@@ -22,7 +22,7 @@ help:
 	@echo "                   kselftests (the series' and the project's extended suite)"
 	@echo "                   and fat's KUnit suite in QEMU, one kernel per line: normal"
 	@echo '                   on 6.1, kcsan on 6.12, debug on 7.3; on 7.3 also make'
-	@echo '                   lookdiff-short (debug); then make check-debian'
+	@echo '                   lookdiff-short (debug) and make kunit; then make check-debian'
 	@echo '                   (deb-check of Debian 12 and 13, their --distro-kernel boots)'
 	@echo 'make check-series  only the series hygiene part (all lines) and make shellcheck'
 	@echo "make shellcheck    shellcheck of the project's shell scripts, dkms/'s included"

@@ -4,6 +4,7 @@
  * expected outputs, written out.  Prints TAP and last the line
  * "N passed, N failed"; exit status 0 only when none failed.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,11 +12,15 @@
 
 static int passed, failed;
 
-static void result(int ok, const char *fmt, const char *a, const char *b,
-		   const char *c)
+static void __attribute__((format(printf, 2, 3)))
+result(int ok, const char *fmt, ...)
 {
+	va_list ap;
+
 	printf("%s %d - ", ok ? "ok" : "not ok", passed + failed + 1);
-	printf(fmt, a, b, c);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
 	printf("\n");
 	if (ok)
 		passed++;
@@ -130,33 +135,29 @@ int main(void)
 		fat83_suggest(plain[i].name, NULL, NULL, out);
 		result(!strcmp(out, plain[i].want), "suggest '%s' -> %s (got %s)",
 		       plain[i].name, plain[i].want, out);
-		result(fat83_is_83(out), "'%s' -> %s is an 8.3 name%s",
-		       plain[i].name, out, "");
+		result(fat83_is_83(out), "'%s' -> %s is an 8.3 name",
+		       plain[i].name, out);
 	}
 	for (i = 0; i < sizeof(variant) / sizeof(variant[0]); i++) {
-		char k[32];
-
-		snprintf(k, sizeof(k), "%lu", variant[i].k);
 		fat83_candidate(variant[i].name, variant[i].k, out);
-		result(!strcmp(out, variant[i].want), "candidate '%s' #%s -> %s",
-		       variant[i].name, k, variant[i].want);
+		result(!strcmp(out, variant[i].want), "candidate '%s' #%lu -> %s (got %s)",
+		       variant[i].name, variant[i].k, variant[i].want, out);
 	}
 	result(fat83_candidate("x", FAT83_MAX_VARIANT + 1, out) == -1,
-	       "no candidate beyond the counter's %s digits%s%s", "7", "", "");
+	       "no candidate beyond the counter's 7 digits");
 	for (i = 0; i < sizeof(collide) / sizeof(collide[0]); i++) {
 		taken_list = collide[i].taken;
 		fat83_suggest(collide[i].name, taken_in_list, NULL, out);
 		result(!strcmp(out, collide[i].want),
-		       "suggest '%s' with [%s] taken -> %s", collide[i].name,
-		       collide[i].taken, collide[i].want);
+		       "suggest '%s' with [%s] taken -> %s (got %s)", collide[i].name,
+		       collide[i].taken, collide[i].want, out);
 	}
 	for (i = 0; i < sizeof(is83) / sizeof(is83[0]); i++)
 		result(fat83_is_83(is83[i].name) == is83[i].want,
-		       "is_83 '%s': %s%s", is83[i].name,
-		       is83[i].want ? "yes" : "no", "");
+		       "is_83 '%s': %s", is83[i].name, is83[i].want ? "yes" : "no");
 	result(fat83_eq_nocase("Benchy.gco", "BENCHY.GCO") &&
 	       !fat83_eq_nocase("BENCHY.GCO", "BENCHY.GC"),
-	       "eq_nocase%s%s%s", "", "", "");
+	       "eq_nocase");
 	printf("1..%d\n", passed + failed);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

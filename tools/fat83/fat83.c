@@ -636,8 +636,10 @@ static unsigned long verify_dir(struct ctx *c, int top, size_t from, size_t to)
 	for (i = from; i < to; i++) {
 		if (!c->items[i].done)
 			continue;
+		/* the new name as the 8.3 name, or (wrongly) as a long one */
 		for (j = 0; j < dl.n; j++)
-			if (fat83_eq_nocase(dl.e[j].alias, c->items[i].new))
+			if (fat83_eq_nocase(dl.e[j].alias, c->items[i].new) ||
+			    fat83_eq_nocase(dl.e[j].name, c->items[i].new))
 				break;
 		if (j == dl.n) {
 			warnx("%s/%s: not found after the rename", c->top, c->items[i].new);

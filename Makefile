@@ -70,7 +70,7 @@ help:
 	@echo "make fat83-test    the fat83 suggester's host unit test (a second)"
 	@echo "make fat83-guest   fat83 on mtools- and Linux-made cards in the 7.3 guest:"
 	@echo '                   plain and nolongcreate mounts, the raw 8.3 view after fix'
-	@echo '                   (tools/fat83/guest-test.sh; ~1 min with the kernel built)'
+	@echo '                   (tools/fat83/guest-test.sh; ~2 min with the kernel built)'
 	@echo 'make help          this text'
 	@echo 'Pass qemu-run.sh options with ARGS=..., e.g. make run ARGS=--verbose;'
 	@echo 'the kernel line with ARGS="--kernel 6.12" (run, debug, shell, bench, fuzz...)'

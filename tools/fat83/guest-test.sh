@@ -33,7 +33,7 @@ if [[ ${1:-} != --in-guest ]]; then
 	while (($#)); do
 		case $1 in
 		--kernel) line=${2:?--kernel needs a line}; shift 2 ;;
-		-h | --help) sed -n '4,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+		-h | --help) awk 'NR >= 4 && !/^#/ { exit } NR >= 4 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; exit 0 ;;
 		*) args+=("$1"); shift ;;
 		esac
 	done

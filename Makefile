@@ -12,7 +12,7 @@ ARGS ?=
 
 .PHONY: help check check-series shellcheck run debug shell bench fuzz fuzz-short \
 	lookdiff lookdiff-short kunit deb deb-check distro check-debian submission docs-check \
-	transcript
+	transcript fat83 fat83-test fat83-guest
 
 help:
 	@echo 'make check         make docs-check, then on the three kernel lines (6.1, 6.12,'
@@ -68,6 +68,12 @@ help:
 	@echo "                   README's nolongcreate session in the guest and rewrite"
 	@echo '                   its transcript in README.md (scripts/transcript.sh; ~1-2'
 	@echo '                   min with the kernel built, ARGS="--kernel 6.12" another line)'
+	@echo 'make fat83         build the fat83 command (tools/fat83; check, fix and name'
+	@echo '                   the names 8.3-only readers do not see; in the tools .deb)'
+	@echo "make fat83-test    the fat83 suggester's host unit test (a second)"
+	@echo "make fat83-guest   fat83 on mtools- and Linux-made cards in the 7.3 guest:"
+	@echo '                   plain and nolongcreate mounts, the raw 8.3 view after fix'
+	@echo '                   (tools/fat83/guest-test.sh; ~2 min with the kernel built)'
 	@echo 'make help          this text'
 	@echo 'Pass qemu-run.sh options with ARGS=..., e.g. make run ARGS=--verbose;'
 	@echo 'the kernel line with ARGS="--kernel 6.12" (run, debug, shell, bench, fuzz...)'
@@ -135,3 +141,12 @@ lookdiff-short:
 
 kunit:
 	./scripts/kunit-uml.sh $(ARGS)
+
+fat83:
+	$(MAKE) -C tools/fat83
+
+fat83-test:
+	$(MAKE) -C tools/fat83 test
+
+fat83-guest:
+	./tools/fat83/guest-test.sh $(ARGS)

@@ -39,6 +39,9 @@ up with apt-cache in the root when the tarball is made.
      exit 0, and for the OLDER kernel, whose sources are not that
      linux-source, one line saying why nothing is built; modinfo -k
      finds the stock vfat there;
+  1b. apt-get install the tools .deb (fat83, same source): exit 0, fat83
+     name prints BENCHYFI.GCO for "Benchy Final.gcode", fat83 check of a
+     directory not on FAT exits 2;
   2. apt-get install linux-image-NEWER linux-headers-NEWER: exit 0, the
      package's kernel hook builds fat, vfat and msdos for it, and
      modinfo -k NEWER finds them in updates/dkms with the package's
@@ -50,7 +53,7 @@ up with apt-cache in the root when the tarball is made.
      NEWER kernel's modules removed, apt-get install --reinstall of its
      linux-headers, whose hook builds): exit 0, one line saying the build
      failed, the stock vfat again;
-  4. apt-get purge --autoremove of the package, then of the NEWER
+  4. apt-get purge --autoremove of the packages, then of the NEWER
      kernel: exit 0, and the root's files (path, type, size, mode; the
      content of the kernels' modules.* indexes) are as before step 1
      (dpkg's and apt's own state and logs aside, and dkms's signing key
@@ -111,7 +114,7 @@ fi
 step "package"
 "$REPO/scripts/mkdeb.sh" --reuse --out "$CACHE/deb-dkms" | tail -n 1
 # shellcheck source=/dev/null
-. "$CACHE/deb-dkms/package.env" # PKGVER DEB
+. "$CACHE/deb-dkms/package.env" # PKGVER DEB TOOLS_DEB
 # an export is of this package version, made by this script
 EXPORT_KEY="$PKGVER $(sha256sum "$0" | cut -c 1-16)"
 if [[ -n $EXPORT && $REUSE_EXPORT == 1 && -f $EXPORT/export.env ]] &&
@@ -277,7 +280,7 @@ done
 links=$(cd "$R" && for l in initrd.img initrd.img.old; do [[ ! -L $l ]] || printf ', /%s -> %s' "$l" "$(readlink "$l")"; done)
 echo "  initrds: $(find "$R/boot" -name 'initrd.img-*' -printf '%f (%s bytes) ' | sed 's/ $//')$links"
 file_list >"$W/files.before"
-cp "$DEB" "$R/tmp/"
+cp "$DEB" "$TOOLS_DEB" "$R/tmp/"
 
 t0=$SECONDS
 step "1. apt-get install ./${DEB##*/} (on the older ABI $KOLD)"
@@ -292,6 +295,21 @@ echo "  apt-get exit status: $rc ($((SECONDS - t0)) s)"
 got=$(resolve "$KOLD" vfat)
 echo "  modinfo -k $KOLD -n vfat: $got"
 [[ $got == "/lib/modules/$KOLD/kernel/fs/fat/vfat.ko"* ]] || problems+=("1: vfat of $KOLD resolves to $got")
+
+t0=$SECONDS
+step "1b. apt-get install ./${TOOLS_DEB##*/}: fat83"
+rc=0
+apt_root install "/tmp/${TOOLS_DEB##*/}" >"$W/1b-tools.log" 2>&1 || rc=$?
+grep -E '^(Setting up|Unpacking) ' "$W/1b-tools.log" | sed 's/^/  | /'
+echo "  apt-get exit status: $rc ($((SECONDS - t0)) s)"
+[[ $rc == 0 ]] || { tail -n 30 "$W/1b-tools.log" >&2; problems+=("1b: apt-get install of the tools package: exit $rc"); }
+got=$(in_root fat83 name "Benchy Final.gcode" 2>&1) || true
+echo "  fat83 name 'Benchy Final.gcode': $got"
+[[ $got == BENCHYFI.GCO ]] || problems+=("1b: fat83 name printed '$got', not BENCHYFI.GCO")
+rc=0
+got=$(in_root fat83 check /tmp 2>&1) || rc=$?
+echo "  fat83 check /tmp (not FAT): exit $rc, $got"
+[[ $rc == 2 ]] || problems+=("1b: fat83 check of a directory not on FAT: exit $rc, not 2")
 
 t0=$SECONDS
 step "2. apt-get install linux-image-$KNEW linux-headers-$KNEW (the kernel update)"
@@ -384,15 +402,15 @@ echo "  modinfo -k $KNEW -n vfat: $got"
 cp "$W/vfat_version.c.orig" "$R$SRC/vfat_version.c"
 
 t0=$SECONDS
-step "4. apt-get purge --autoremove vfat-nolongcreate-dkms, then the newer kernel"
+step "4. apt-get purge --autoremove vfat-nolongcreate-dkms vfat-nolongcreate-tools, then the newer kernel"
 rc=0
-apt_root purge --autoremove vfat-nolongcreate-dkms >"$W/4-purge.log" 2>&1 || rc=$?
+apt_root purge --autoremove vfat-nolongcreate-dkms vfat-nolongcreate-tools >"$W/4-purge.log" 2>&1 || rc=$?
 grep -E '^(Removing|Purging) ' "$W/4-purge.log" | sed 's/^/  | /'
 [[ $rc == 0 ]] || { tail -n 30 "$W/4-purge.log" >&2; problems+=("4: apt-get purge of the package: exit $rc"); }
 # shellcheck disable=SC2016 # a dpkg-query format
-status=$(in_root dpkg-query -W -f='${db:Status-Abbrev}' vfat-nolongcreate-dkms 2>/dev/null || true)
+status=$(in_root dpkg-query -W -f='${db:Status-Abbrev}' vfat-nolongcreate-dkms vfat-nolongcreate-tools 2>/dev/null || true)
 echo "  dpkg status after purge: ${status:-not known to dpkg}"
-[[ -z $status ]] || problems+=("4: dpkg still knows the package after purge: $status")
+[[ -z $status ]] || problems+=("4: dpkg still knows the packages after purge: $status")
 rc2=0
 apt_root purge --autoremove "linux-image-$KNEW" "linux-headers-$KNEW" >>"$W/4-purge.log" 2>&1 || rc2=$?
 echo "  apt-get exit status: $rc, then $rc2 ($((SECONDS - t0)) s)"

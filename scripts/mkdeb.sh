@@ -4,7 +4,9 @@
 # mkdeb.sh - build the DKMS package vfat-nolongcreate-dkms_<ver>_all.deb:
 # the fs/fat part of patches/6.1/series and patches/6.12/series, which dkms
 # applies, on the user's machine, to fs/fat of each kernel's own
-# linux-source-LINE (dkms/nlc-prepare), for Debian 12 and 13.
+# linux-source-LINE (dkms/nlc-prepare), for Debian 12 and 13; and from the
+# same source vfat-nolongcreate-tools_<ver>_<arch>.deb, the fat83 command
+# (tools/fat83).
 # Run ./scripts/mkdeb.sh --help for the options.
 set -euo pipefail
 
@@ -31,8 +33,10 @@ and the KUnit test are not built by the package); checks that
 patch --fuzz=0 of those diffs (what dkms/nlc-prepare does on the user's
 machine) gives the same fs/fat as git apply, and that dkms/Kbuild.in's
 object lists are fs/fat/Makefile's.  Adds dkms/ (Kbuild, dkms.conf,
-nlc-prepare, the version files, the kernel hooks, debian/) and builds the
-package with dpkg-buildpackage; lintian must report no error.
+nlc-prepare, the version files, the kernel hooks, debian/) and the fat83
+command's sources (tools/fat83: built, its unit test run, and installed
+as the second binary package, vfat-nolongcreate-tools) and builds the
+packages with dpkg-buildpackage; lintian must report no error.
 
 The package carries no fs/fat: on the user's machine dkms/nlc-prepare takes
 fs/fat of the kernel's own linux-source-LINE (its version must be the
@@ -43,7 +47,7 @@ kernel's linux-headers package's) and applies these diffs.
   --reuse       keep the package in DIR if it was made from the same inputs
                 (series, dkms/, this script, the linux-source versions)
 
-Prints the path of the .deb as its last line.
+Prints the path of the tools .deb, then the DKMS .deb as its last line.
 EOF
 }
 
@@ -90,8 +94,8 @@ for l in "${LINES[@]}"; do
 	SRCVER[$l]=$(dpkg-query -W -f='${Version}' "linux-source-$l" 2>/dev/null) ||
 		die "linux-source-$l is not installed"
 done
-# What the package is made of: the series, dkms/, this script.
-INPUTS=(dkms scripts/mkdeb.sh)
+# What the package is made of: the series, dkms/, fat83, this script.
+INPUTS=(dkms tools/fat83 scripts/mkdeb.sh)
 for l in "${LINES[@]}"; do INPUTS+=("patches/$l"); done
 # Debian native version: the newest line served, then the package's
 # revision, the number of commits that changed what the package is made of
@@ -109,13 +113,16 @@ SOURCE_DATE_EPOCH=$(git -C "$REPO" log -1 --format=%ct -- "${INPUTS[@]}")
 key=$( {
 	echo "$PKGVER $MAINT $SOURCE_DATE_EPOCH"
 	for l in "${LINES[@]}"; do echo "$l ${SRCVER[$l]}"; done
-	(cd "$REPO" && find "${INPUTS[@]}" -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
+	# not the files git ignores (fat83's build products)
+	(cd "$REPO" && git ls-files -z --cached --others --exclude-standard -- "${INPUTS[@]}" |
+		LC_ALL=C sort -z | xargs -0 sha256sum)
 } | sha256sum | cut -d' ' -f1) || die "cannot hash the package's inputs"
 if [[ $REUSE == 1 && -f $OUT/package.env && $(cat "$OUT/package.key" 2>/dev/null) == "$key" ]]; then
 	# shellcheck source=/dev/null
 	. "$OUT/package.env"
-	if [[ -f $DEB ]]; then
+	if [[ -f $DEB && -f ${TOOLS_DEB:-} ]]; then
 		echo "$PROG: inputs unchanged, package kept"
+		echo "$TOOLS_DEB"
 		echo "$DEB"
 		exit 0
 	fi
@@ -124,7 +131,7 @@ fi
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 pkg=$TMP/vfat-nolongcreate-dkms-$PKGVER
-mkdir -p "$pkg/src" "$pkg/hooks" "$pkg/debian/source"
+mkdir -p "$pkg/src" "$pkg/hooks" "$pkg/debian/source" "$pkg/fat83"
 
 # --------------------------------------------- the series, as fs/fat diffs --
 declare -A NP=()
@@ -196,6 +203,7 @@ done
 
 # ------------------------------------------------------------ the package --
 cp "$REPO"/dkms/{Makefile,fat_version.c,vfat_version.c,msdos_version.c,nlc-prepare} "$pkg/src/"
+cp "$REPO"/tools/fat83/{Makefile,fat83.c,fat83.1,suggest.c,suggest.h,suggest_test.c} "$pkg/fat83/"
 sed_repl() { printf '%s' "$1" | sed -e 's/[\\&|]/\\&/g'; }
 subst() {
 	sed -e "s|@PKG_VERSION@|$PKGVER|g" -e "s|@MAINTAINER@|$(sed_repl "$MAINT")|g" "$1"
@@ -217,6 +225,7 @@ cp "$REPO/dkms/debian/source/format" "$pkg/debian/source/"
 		echo "  * patches/$l/series: the fs/fat part of ${NP[$l]} patches, checked on"
 		echo "    linux-source-$l ${SRCVER[$l]}, for the kernels of linux-source-$l."
 	done
+	echo "  * vfat-nolongcreate-tools: fat83 (check, fix, name) from tools/fat83."
 	echo
 	echo " -- $MAINT  $(date -R -u -d "@$SOURCE_DATE_EPOCH")"
 } >"$pkg/debian/changelog"
@@ -226,21 +235,25 @@ cp "$REPO/dkms/debian/source/format" "$pkg/debian/source/"
 	{ tail -n 30 "$TMP/build.log" >&2; die "dpkg-buildpackage failed"; }
 deb=vfat-nolongcreate-dkms_${PKGVER}_all.deb
 [[ -f $TMP/$deb ]] || die "dpkg-buildpackage made no $deb"
+tdeb=vfat-nolongcreate-tools_${PKGVER}_$(dpkg-architecture -qDEB_HOST_ARCH).deb
+[[ -f $TMP/$tdeb ]] || die "dpkg-buildpackage made no $tdeb"
 changes=$(ls "$TMP"/vfat-nolongcreate-dkms_"$PKGVER"_*.changes)
 lintian --fail-on error --info "$changes" >"$TMP/lintian.txt" 2>&1 ||
 	{ cat "$TMP/lintian.txt" >&2; die "lintian reports errors"; }
 
 mkdir -p "$OUT"
-rm -f "$OUT"/vfat-nolongcreate-dkms_* "$OUT/package.key"
-cp "$TMP"/vfat-nolongcreate-dkms_"$PKGVER"* "$OUT/"
+rm -f "$OUT"/vfat-nolongcreate-dkms_* "$OUT"/vfat-nolongcreate-tools_* "$OUT/package.key"
+cp "$TMP"/vfat-nolongcreate-dkms_"$PKGVER"* "$TMP/$tdeb" "$OUT/"
 cp "$TMP/lintian.txt" "$TMP/build.log" "$OUT/"
 {
 	printf 'PKGVER=%q\n' "$PKGVER"
 	printf 'DEB=%q\n' "$OUT/$deb"
+	printf 'TOOLS_DEB=%q\n' "$OUT/$tdeb"
 } >"$OUT/package.env"
 printf '%s\n' "$key" >"$OUT/package.key"
 for l in "${LINES[@]}"; do
 	echo "$PROG: patches/$l: ${NP[$l]} patches on fs/fat, checked on linux-source-$l ${SRCVER[$l]}"
 done
 echo "$PROG: lintian: $(grep -c '^E: ' "$OUT/lintian.txt" || true) errors, $(grep -c '^W: ' "$OUT/lintian.txt" || true) warnings"
+echo "$OUT/$tdeb"
 echo "$OUT/$deb"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # scripts/shellcheck.sh [--list] - shellcheck -x on the project's own shell
-# scripts: qemu-run.sh, .ci/run, scripts/, bench/, fuzz/ and the ones the
+# scripts: qemu-run.sh, .ci/run, scripts/, bench/, fuzz/, tools/ and the ones the
 # .deb ships from dkms/ (nlc-prepare, the kernel hooks, the maintainer
 # scripts).  The one list of them, for make shellcheck, make check-series
 # and scripts/check.sh (which reads it with --list and counts each script
@@ -15,7 +15,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$REPO" || exit 1
 
 scripts=(qemu-run.sh .ci/run)
-for f in scripts/*.sh bench/*.sh fuzz/*.sh; do [[ -e $f ]] && scripts+=("$f"); done
+for f in scripts/*.sh bench/*.sh fuzz/*.sh tools/*/*.sh; do [[ -e $f ]] && scripts+=("$f"); done
 scripts+=(dkms/nlc-prepare dkms/kernel-hook dkms/etc-kernel-hook
 	dkms/debian/postinst.in dkms/debian/prerm.in dkms/debian/postrm)
 

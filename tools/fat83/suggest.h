@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * suggest.h - the 8.3 name fat83 gives a long name (pure functions, no
+ * system calls; unit-tested on the host by suggest_test.c).
+ *
+ * The rules, in order:
+ *  1. Leading dots are dropped (".profile" has no extension: PROFILE).
+ *  2. The extension is the part after the last remaining dot, the base is
+ *     everything before it; a name without a dot (after 1) has no extension.
+ *  3. From both, every character an 8.3 name cannot hold, or that fat83
+ *     does not want in one, is dropped: space, the other dots,
+ *     + , ; = [ ], the characters no FAT name holds (* ? < > | " : \ /),
+ *     control characters, '~' (so that no name looks like a numeric tail
+ *     BENCHY~1), and every non-ASCII character (each byte >= 0x80: one
+ *     UTF-8 character is dropped whole).  Letters are upper-cased.  Kept:
+ *     A-Z 0-9 ! # $ % & ' ( ) - @ ^ _ ` { }
+ *  4. The base is its first 8 characters ("_" when nothing is left of
+ *     it), the extension its first 3 (".gcode" -> GCO).
+ * On a collision (the caller says which names are taken) the base is
+ * varied with a decimal counter in its last characters, never a "~N" tail:
+ * BENCHYFI.GCO, BENCHYF1.GCO ... BENCHYF9.GCO, BENCHY10.GCO ...  The DOS
+ * device names (CON, PRN, AUX, NUL, COM1-9, LPT1-9, with any extension)
+ * are always taken.
+ */
+#ifndef FAT83_SUGGEST_H
+#define FAT83_SUGGEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* "BASENAME.EXT" and its terminating NUL */
+#define FAT83_NAME_SIZE 13
+
+/* The highest counter a candidate can carry (seven digits, one base char) */
+#define FAT83_MAX_VARIANT 9999999UL
+
+/*
+ * Candidate @k of @name (k = 0: the plain one; k >= 1: the base varied with
+ * the counter k) into @out, upper case.  Returns 0, or -1 when k is above
+ * FAT83_MAX_VARIANT.
+ */
+int fat83_candidate(const char *name, unsigned long k,
+		    char out[FAT83_NAME_SIZE]);
+
+/*
+ * The first candidate of @name that @taken (may be NULL) does not call
+ * taken, and that is no DOS device name.  Returns the k used, or -1 when
+ * every candidate is taken.
+ */
+long fat83_suggest(const char *name,
+		   bool (*taken)(const char *cand, void *arg), void *arg,
+		   char out[FAT83_NAME_SIZE]);
+
+/*
+ * Whether @name is an 8.3 name as fat83 writes one, ignoring letter case:
+ * a base of 1-8 and an extension of 0-3 characters of the kept set of rule
+ * 3, at most one dot, not first or last, no '~'.
+ */
+bool fat83_is_83(const char *name);
+
+/* Whether the base of @name (before its first dot) is a DOS device name. */
+bool fat83_is_device(const char *name);
+
+/* ASCII case-insensitive equality (what vfat's lookup does for ASCII). */
+bool fat83_eq_nocase(const char *a, const char *b);
+
+#endif /* FAT83_SUGGEST_H */

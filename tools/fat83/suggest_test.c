@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * suggest_test.c - host unit test of suggest.c: tables of inputs and the
+ * expected outputs, written out.  Prints TAP and last the line
+ * "N passed, N failed"; exit status 0 only when none failed.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "suggest.h"
+
+static int passed, failed;
+
+static void __attribute__((format(printf, 2, 3)))
+result(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s %d - ", ok ? "ok" : "not ok", passed + failed + 1);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	if (ok)
+		passed++;
+	else
+		failed++;
+}
+
+/* fat83_suggest with nothing taken: the plain candidate. */
+static const struct {
+	const char *name, *want;
+} plain[] = {
+	{ "Benchy Final.gcode", "BENCHYFI.GCO" },
+	{ "benchy.gcode", "BENCHY.GCO" },
+	{ "BENCHY.GCO", "BENCHY.GCO" },
+	{ "readme.txt", "README.TXT" },
+	{ "Holiday Photos 2025.txt", "HOLIDAYP.TXT" },
+	{ "Long Report 2026.txt", "LONGREPO.TXT" },
+	{ "a+b,c;d=e[f]g.txt", "ABCDEFG.TXT" },	/* + , ; = [ ] dropped */
+	{ "archive.tar.gz", "ARCHIVET.GZ" },	/* extra dots dropped */
+	{ "v1.2.3.bin", "V123.BIN" },
+	{ ".profile", "PROFILE" },		/* leading dot: no extension */
+	{ "..hidden.cfg", "HIDDEN.CFG" },
+	{ "Makefile", "MAKEFILE" },
+	{ "averyveryverylongname", "AVERYVER" },
+	{ "x.jpeg", "X.JPE" },
+	{ "name.", "NAME" },			/* (vfat strips it anyway) */
+	{ "Café Menu.gcode", "CAFMENU.GCO" },	/* non-ASCII dropped whole */
+	{ "Über.gcode", "BER.GCO" },
+	{ "日本語.txt", "_.TXT" },		/* nothing left of the base */
+	{ "+++", "_" },
+	{ "pic.日本", "PIC" },			/* nothing left of the extension */
+	{ "backup~1.txt", "BACKUP1.TXT" },	/* no '~' ever */
+	{ "STACKCHAN.RON", "STACKCHA.RON" },
+	{ "quick-start.gcode", "QUICK-ST.GCO" },
+	{ "it's (1) {x}.gcode", "IT'S(1){.GCO" },	/* kept punctuation */
+	{ "a\tb.txt", "AB.TXT" },		/* control characters dropped */
+	{ "con.txt", "CON1.TXT" },		/* DOS device names are taken */
+	{ "aux", "AUX1" },
+	{ "Com1.gcode", "COM11.GCO" },
+	{ "com0.gcode", "COM0.GCO" },		/* COM0 is no device */
+	{ "lpt9", "LPT91" },
+	{ "console.log", "CONSOLE.LOG" },
+};
+
+/* The counter: candidate k of a name. */
+static const struct {
+	const char *name;
+	unsigned long k;
+	const char *want;
+} variant[] = {
+	{ "Benchy Final.gcode", 0, "BENCHYFI.GCO" },
+	{ "Benchy Final.gcode", 1, "BENCHYF1.GCO" },
+	{ "Benchy Final.gcode", 9, "BENCHYF9.GCO" },
+	{ "Benchy Final.gcode", 10, "BENCHY10.GCO" },
+	{ "Benchy Final.gcode", 123, "BENCH123.GCO" },
+	{ "ab.txt", 1, "AB1.TXT" },		/* short base: appended */
+	{ "ab.txt", 12, "AB12.TXT" },
+	{ "abcdefg.txt", 12, "ABCDEF12.TXT" },
+	{ "x", 9999999, "X9999999" },
+	{ "longlonglong", 9999999, "L9999999" },
+};
+
+/* fat83_suggest with names taken (a space-separated list). */
+static const struct {
+	const char *name, *taken, *want;
+} collide[] = {
+	{ "Benchy Final.gcode", "BENCHYFI.GCO", "BENCHYF1.GCO" },
+	{ "Benchy Final.gcode", "benchyfi.gco", "BENCHYF1.GCO" },	/* any case */
+	{ "Benchy Final.gcode", "BENCHYFI.GCO BENCHYF1.GCO BENCHYF2.GCO",
+	  "BENCHYF3.GCO" },
+	{ "Benchy Final.gcode",
+	  "BENCHYFI.GCO BENCHYF1.GCO BENCHYF2.GCO BENCHYF3.GCO BENCHYF4.GCO "
+	  "BENCHYF5.GCO BENCHYF6.GCO BENCHYF7.GCO BENCHYF8.GCO BENCHYF9.GCO",
+	  "BENCHY10.GCO" },
+	{ "Benchy Final.gcode", "BENCHY~1.GCO BENCHYFI", "BENCHYFI.GCO" },
+	{ "a b.txt", "AB.TXT", "AB1.TXT" },
+	{ "con.txt", "CON1.TXT", "CON2.TXT" },
+};
+
+/* fat83_is_83 */
+static const struct {
+	const char *name;
+	int want;
+} is83[] = {
+	{ "BENCHY.GCO", 1 }, { "benchy.gco", 1 }, { "A", 1 },
+	{ "ABCDEFGH.ABC", 1 }, { "ABCDEFGHI.ABC", 0 }, { "ABC.ABCD", 0 },
+	{ ".ABC", 0 }, { "ABC.", 0 }, { "A.B.C", 0 }, { "", 0 },
+	{ "A B.TXT", 0 }, { "A+B.TXT", 0 }, { "BENCHY~1.GCO", 0 },
+	{ "IT'S(1){.GCO", 1 }, { "CAFÉ.TXT", 0 }, { "A/B", 0 },
+};
+
+static const char *taken_list;
+
+static bool taken_in_list(const char *cand, void *arg)
+{
+	char buf[512], *tok, *save;
+
+	(void)arg;
+	snprintf(buf, sizeof(buf), "%s", taken_list);
+	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+		if (fat83_eq_nocase(tok, cand))
+			return true;
+	return false;
+}
+
+int main(void)
+{
+	char out[FAT83_NAME_SIZE];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
+		fat83_suggest(plain[i].name, NULL, NULL, out);
+		result(!strcmp(out, plain[i].want), "suggest '%s' -> %s (got %s)",
+		       plain[i].name, plain[i].want, out);
+		result(fat83_is_83(out), "'%s' -> %s is an 8.3 name",
+		       plain[i].name, out);
+	}
+	for (i = 0; i < sizeof(variant) / sizeof(variant[0]); i++) {
+		fat83_candidate(variant[i].name, variant[i].k, out);
+		result(!strcmp(out, variant[i].want), "candidate '%s' #%lu -> %s (got %s)",
+		       variant[i].name, variant[i].k, variant[i].want, out);
+	}
+	result(fat83_candidate("x", FAT83_MAX_VARIANT + 1, out) == -1,
+	       "no candidate beyond the counter's 7 digits");
+	for (i = 0; i < sizeof(collide) / sizeof(collide[0]); i++) {
+		taken_list = collide[i].taken;
+		fat83_suggest(collide[i].name, taken_in_list, NULL, out);
+		result(!strcmp(out, collide[i].want),
+		       "suggest '%s' with [%s] taken -> %s (got %s)", collide[i].name,
+		       collide[i].taken, collide[i].want, out);
+	}
+	for (i = 0; i < sizeof(is83) / sizeof(is83[0]); i++)
+		result(fat83_is_83(is83[i].name) == is83[i].want,
+		       "is_83 '%s': %s", is83[i].name, is83[i].want ? "yes" : "no");
+	result(fat83_eq_nocase("Benchy.gco", "BENCHY.GCO") &&
+	       !fat83_eq_nocase("BENCHY.GCO", "BENCHY.GC"),
+	       "eq_nocase");
+	printf("1..%d\n", passed + failed);
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

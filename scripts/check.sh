@@ -145,6 +145,20 @@ if ((DEB_ONLY == 0)); then
 		"shellcheck: ${#scripts[@]} script(s), $sc_bad with problems"
 fi
 
+# fat83, the card owner's companion command (tools/fat83): the suggester's
+# host unit test, one case per table row (make fat83-test).
+if ((!DEB_ONLY)); then
+	echo "=== make fat83-test"
+	if out=$(make -s fat83-test 2>&1); then
+		printf '%s\n' "$out" | tail -n 1
+		read -r p f < <(printf '%s\n' "$out" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' | tail -n 1)
+		count all "${p:-0}" "${f:-1}" 0; note ok "fat83 suggester: ${p:-0} passed, ${f:-?} failed"
+	else
+		printf '%s\n' "$out" | tail -n 20
+		count all 0 1 0; note FAIL "fat83 suggester (make fat83-test)"
+	fi
+fi
+
 # nolongcreate differential test (fuzz/, README "Differential test"): the
 # model's host check (against each line's fs/nls tables) counts as one case
 # per line; 5000 names (seed 1) then run in each line's boot,
@@ -215,6 +229,22 @@ run_lookdiff() {
 	fi
 }
 
+# fat83 on mtools- and Linux-made cards in the guest of the first line's
+# kernel, just built (tools/fat83/guest-test.sh, make fat83-guest); its
+# checks are counted.
+run_fat83_guest() {
+	local kl=$1 t0=$SECONDS out p f cfg=${CONFIG[$1]-normal}
+	echo "=== tools/fat83/guest-test.sh --kernel $kl --config $cfg --no-build"
+	out=$(tools/fat83/guest-test.sh --kernel "$kl" --config "$cfg" --no-build "${QARGS[@]}" 2>&1)
+	read -r p f < <(printf '%s\n' "$out" | sed -n 's/.*fat83 guest test: \([0-9]*\) passed, \([0-9]*\) failed.*/\1 \2/p' | tail -n 1)
+	if [[ ${f:-x} == 0 && ${p:-0} -gt 0 ]] && grep -q 'fat83 guest test' <<<"$out"; then
+		count "$kl" "$p" 0 0; note ok "$kl: fat83 guest test: $p passed ($(elapsed "$t0"))"
+	else
+		printf '%s\n' "$out" | tail -n 40
+		count "$kl" "${p:-0}" "$(( ${f:-0} > 0 ? f : 1 ))" 0; note FAIL "$kl: fat83 guest test ($(elapsed "$t0"))"
+	fi
+}
+
 # fat's KUnit suite as upstream runs it: kunit.py under UML on the
 # newest line (scripts/kunit-uml.sh, make kunit), one case.
 run_kunit_uml() {
@@ -275,6 +305,7 @@ for kl in "${RUN_LINES[@]}"; do
 	# differential test on the newest line, mainline
 	[[ $kl == "${RUN_LINES[-1]}" ]] && run_lookdiff "$kl"
 	[[ $kl == "${RUN_LINES[-1]}" ]] && run_kunit_uml "$kl"
+	[[ $kl == "${RUN_LINES[0]}" ]] && run_fat83_guest "$kl"
 done
 
 for kl in "${DLINES[@]}"; do

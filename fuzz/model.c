@@ -4,20 +4,23 @@
  * from the contract in README.md ("The contract"), the CP437 chart and the
  * iso8859-1 / UTF-8 encodings.
  *
- * The rule, as the model applies it to a name N (trailing dots stripped):
+ * The rule (series v6), as the model applies it to a name N as typed:
  *  1. N -> UTF-16 (the utf8 option in force: UTF-8; else the iocharset's
- *     bytes, with ':XXXX' escapes if uni_xlate); bad characters EINVAL.
- *  2. The 8.3 builder must hold it as one entry without a numeric tail:
- *     base 1-8 and extension 0-3 CP437 bytes, nothing skipped (space,
- *     a dot that is not the separator), replaced (+,;=[]) or unencodable;
- *     else ENAMETOOLONG.  Same 11 bytes as a live entry: EEXIST.
- *  3. Round trip: the entry is rendered as readdir shows it on the mount
- *     and compared with N as a lookup compares.  The lcase values are
- *     tried in the order natural (a part with a lower-case ASCII letter
- *     and no upper-case letter and no byte >= 0x7F gets its flag), then
- *     natural ^ 0x08, ^ 0x10, ^ 0x18: the first that is displayed exactly
- *     as N is written, else the first that a lookup of N finds.  None:
- *     ENAMETOOLONG.
+ *     bytes, with ':XXXX' escapes if uni_xlate); bad characters and a
+ *     trailing space EINVAL (a name of dots only: ENOENT).
+ *  2. Base and extension split at the last dot (none if N ends with a
+ *     dot or only dots and spaces precede it); base over 8 or extension
+ *     over 3 CP437 bytes (a character CP437 lacks counts 1):
+ *     ENAMETOOLONG, the only refusal with that errno.
+ *  3. Anything else the 8.3 builder cannot hold as one entry without a
+ *     numeric tail: EINVAL (a space, a leading, second or trailing dot,
+ *     +,;=[], a character CP437 lacks).
+ *  4. Same 11 bytes as a live entry: EEXIST.
+ *  5. lcase: a part with a lower-case ASCII letter and no upper-case
+ *     letter and no byte >= 0x7F gets its flag; no other value is tried.
+ *  6. The entry rendered as readdir shows it on the mount must be N,
+ *     byte for byte; else EINVAL.  No case folding, whatever check= or
+ *     the iocharset: lookup by N then finds it wherever readdir shows N.
  *
  * Stock vfat behaviour the contract takes as given is modelled from the
  * documented behaviour (Documentation/filesystems/vfat.rst): the VFS
@@ -419,6 +422,7 @@ static int vfs_lookup(const struct nlc_mount *m, const unsigned char *name,
 struct part {
 	unsigned char b[16];
 	int n;			/* bytes produced */
+	int units;		/* UTF-16 units of the part: its length */
 	int invalid;		/* not a valid 8.3 part */
 	int has_lower, has_upper, has_high;
 };
@@ -429,17 +433,18 @@ static void convert_part(const uint16_t *u, size_t from, size_t to,
 	size_t i;
 
 	memset(p, 0, sizeof(*p));
+	p->units = to - from;	/* one CP437 byte each, or 1 if not in it */
 	for (i = from; i < to; i++) {
 		uint16_t c = u[i];
 		unsigned char b;
 
 		if (c == '.' || c == ' ') {
-			p->invalid = 1;		/* skipped */
+			p->invalid = 1;		/* no 8.3 character */
 			continue;
 		}
 		if (c < 0x80 && strchr("+,;=[]", c)) {
 			b = '_';
-			p->invalid = 1;		/* replaced */
+			p->invalid = 1;		/* would be replaced */
 		} else if (!(b = nlc_cp437_from_uni(c))) {
 			b = '_';
 			p->invalid = 1;		/* not in the code page */
@@ -472,18 +477,18 @@ void nlc_predict(const struct nlc_mount *m, enum nlc_op op,
 		 const struct nlc_entry *ents, size_t nents,
 		 struct nlc_result *r)
 {
-	static const unsigned char flip[4] = { 0, 0x08, 0x10, 0x18 };
 	uint16_t u[256];
-	size_t sl, nu, i, dot;
+	size_t nu, i, dot;
 	struct part base, ext;
-	unsigned char natural, disp[64];
-	int hit, n, has_ext, pass;
+	unsigned char disp[64];
+	int hit, n, has_ext;
+	size_t dl;
 
 	memset(r, 0, sizeof(*r));
 	r->replaced = -1;
 	r->rt = -1;
 
-	/* VFS: NAME_MAX, then the lookup */
+	/* VFS: NAME_MAX, then the lookup (trailing dots ignored) */
 	if (len > 255) {
 		r->err = ENAMETOOLONG;
 		return;
@@ -501,14 +506,13 @@ void nlc_predict(const struct nlc_mount *m, enum nlc_op op,
 		return;
 	}
 
-	/* trailing dots */
-	sl = strip_dots(name, len);
-	if (!sl) {
+	/* nothing but dots: no name; else the name as typed, dots kept */
+	if (!strip_dots(name, len)) {
 		r->err = ENOENT;
 		return;
 	}
 	/* 1. to UTF-16, bad characters, trailing space */
-	n = to_units(m, name, sl, u);
+	n = to_units(m, name, len, u);
 	if (n < 0) {
 		r->err = -n;
 		return;
@@ -526,8 +530,7 @@ void nlc_predict(const struct nlc_mount *m, enum nlc_op op,
 	}
 	/*
 	 * 2. base and extension: split at the last dot, unless it is the
-	 * last character (only an escaped dot can be, trailing dots are
-	 * stripped) or only dots and spaces precede it.
+	 * last character or only dots and spaces precede it.
 	 */
 	has_ext = 0;
 	dot = nu;
@@ -551,12 +554,13 @@ void nlc_predict(const struct nlc_mount *m, enum nlc_op op,
 		convert_part(u, 0, nu, &base);
 		memset(&ext, 0, sizeof(ext));
 	}
-	if (base.n == 0) {
-		r->err = EINVAL;
+	/* 3. only the length gives ENAMETOOLONG, every other refusal EINVAL */
+	if (base.units > 8 || ext.units > 3) {
+		r->err = ENAMETOOLONG;
 		return;
 	}
-	if (base.invalid || ext.invalid || base.n > 8 || ext.n > 3) {
-		r->err = ENAMETOOLONG;
+	if (base.n == 0 || base.invalid || ext.invalid) {
+		r->err = EINVAL;
 		return;
 	}
 	memset(r->ent.name, ' ', 11);
@@ -564,33 +568,28 @@ void nlc_predict(const struct nlc_mount *m, enum nlc_op op,
 	memcpy(r->ent.name + 8, ext.b, ext.n);
 	if (r->ent.name[0] == 0xE5)
 		r->ent.name[0] = 0x05;
+	/* 4. the same 11 bytes as a live entry */
 	for (i = 0; i < nents; i++) {
 		if (!memcmp(ents[i].name, r->ent.name, 11)) {
 			r->err = EEXIST;
 			return;
 		}
 	}
-	/* 3. the round trip: shown exactly as N first, else found by N */
-	natural = lcase_flag(&base, 0x08) | lcase_flag(&ext, 0x10);
-	for (pass = 0; pass < 2; pass++) {
-		for (i = 0; i < 4; i++) {
-			size_t dl;
-
-			r->ent.lcase = natural ^ flip[i];
-			dl = nlc_display(m, &r->ent, disp);
-			if (pass == 0 ? dl == sl && !memcmp(name, disp, sl) :
-			    nlc_name_match(m, name, sl, disp, dl)) {
-				r->rt = i;
-				r->ent.is_dir = op == NLC_MKDIR;
-				memcpy(r->ent.cname, name, len);
-				r->ent.cname_len = len;
-				return;
-			}
-		}
+	/*
+	 * 5. the case flags of the create rule, then 6. shown by readdir
+	 * exactly as typed, byte for byte, or EINVAL
+	 */
+	r->ent.lcase = lcase_flag(&base, 0x08) | lcase_flag(&ext, 0x10);
+	dl = nlc_display(m, &r->ent, disp);
+	if (dl != len || memcmp(name, disp, len)) {
+		r->rt = 1;
+		r->err = EINVAL;
+		return;
 	}
-	r->ent.lcase = 0;
-	r->rt = 4;
-	r->err = ENAMETOOLONG;
+	r->rt = 0;
+	r->ent.is_dir = op == NLC_MKDIR;
+	memcpy(r->ent.cname, name, len);
+	r->ent.cname_len = len;
 }
 
 const char *nlc_errname(int err)

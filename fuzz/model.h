@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Userspace reference model of the vfat `nolongcreate` create rule
- * (README.md, "The contract"): the 8.3 builder must hold the name as one
- * entry, and that entry, rendered as readdir shows it on the mount, must
- * be found again by the name it is created with (the "round trip").
+ * Userspace reference model of the vfat `nolongcreate` create rule of
+ * series v6 (docs/contract.md): the 8.3 builder must hold the name as one
+ * entry, and readdir on the mount must show that entry exactly as the
+ * name was typed (no case folding); ENAMETOOLONG only for a name too long
+ * for 8.3, EINVAL for every other refusal.
  *
  * Mount configurations: codepage 437; iocharset iso8859-1 or utf8; utf8,
  * shortname=, check=, uni_xlate, nonumtail (see struct nlc_mount).
@@ -61,8 +62,8 @@ enum nlc_op { NLC_CREAT, NLC_MKDIR, NLC_RENAME };
 struct nlc_result {
 	int err;		/* 0 or a positive errno */
 	int replaced;		/* rename onto an existing entry: index in ents */
-	int rt;			/* the round trip: -1 not reached, 0-3 found
-				 * with lcase try 1-4, 4 never found */
+	int rt;			/* shown as typed: -1 not reached, 0 yes,
+				 * 1 no (EINVAL: a valid 8.3 entry refused) */
 	struct nlc_entry ent;	/* err == 0 && replaced < 0: the new entry */
 };
 

@@ -443,6 +443,11 @@ stage_source() {
 		local kdir=$SRC/tools/testing/selftests/$SUITE differ
 		differ=$(diff -r "$REPO/selftests/$SUITE" "$kdir" 2>&1 |
 			grep -v "^Only in $kdir" || true)
+		# and the suite's additions to a shared header the tree has
+		local h=filesystems/wrappers.h
+		if [[ -f $REPO/selftests/$h && -f $SRC/tools/testing/selftests/$h ]]; then
+			differ+=$(diff "$REPO/selftests/$h" "$SRC/tools/testing/selftests/$h" 2>&1 || true)
+		fi
 		if [[ -n $differ ]]; then
 			printf '%s\n' "$differ" >>"$STAGE_LOG"
 			fail "selftests/ and patches/$LINE/ disagree: selftests/$SUITE differs from" \

@@ -11,6 +11,10 @@ PROG=${0##*/}
 REPO=$(cd "$(dirname "$0")/.." && pwd -P)
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/vfat-nolongcreate
 SUITE=filesystems/fat
+# a header shared with other suites that the suite adds to: copied over
+# the tree's own where the tree has it (older trees lack it, and the
+# suite then does without it)
+SHARED=filesystems/wrappers.h
 SUBJECT="selftests: filesystems: fat: add nolongcreate tests"
 DEFAULT_LINE=6.1
 KLINES=()
@@ -26,7 +30,8 @@ clone of the line's pristine tree that ./qemu-run.sh keeps in its cache
 (src/LINE/linux), except that where the series has its selftest patch it
 copies selftests/$SUITE/ over tools/testing/selftests/$SUITE/ (upstream
 files that selftests/ does not hold, such as run_fat_tests.sh, stay as that
-tree has them) and commits that with the selftest patch's whole message
+tree has them; selftests/$SHARED is copied over the tree's own, on trees
+that have one) and commits that with the selftest patch's whole message
 (notes below a "---" line included), author and date.  A line without a
 selftest patch yet gets the commit last, with the $DEFAULT_LINE line's
 message.  Then it writes patches/LINE/ and its series out again with git
@@ -113,6 +118,11 @@ commit_selftests() { # MSGFROM
 	mkdir -p "tools/testing/selftests/$SUITE"
 	cp -a "$REPO/selftests/$SUITE/." "tools/testing/selftests/$SUITE/"
 	git add -f -A "tools/testing/selftests/$SUITE"
+	# the suite's additions to a shared header, on trees that have it
+	if [[ -f $REPO/selftests/$SHARED && -f tools/testing/selftests/$SHARED ]]; then
+		cp "$REPO/selftests/$SHARED" "tools/testing/selftests/$SHARED"
+		git add -f "tools/testing/selftests/$SHARED"
+	fi
 	if [[ -z $msg_from ]]; then
 		git commit -q -s -m "$SUBJECT"
 		return

@@ -1,15 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The vfat "nolongcreate" mount option: creating a name that needs long
- * name slots fails with ENAMETOOLONG and writes nothing, 8.3 names are
- * found again, existing long names stay usable, and remount and fspick()
- * switch it.
+ * The vfat "nolongcreate" mount option: while it is active, create, mkdir
+ * and rename to a new name write one 8.3 entry, and only if readdir shows
+ * that entry exactly as the name was typed.  Any other name is refused,
+ * with ENAMETOOLONG if it does not fit 8.3 by length and EINVAL otherwise,
+ * and nothing is written.  Long names already on the volume stay usable.
  *
- * One sparse 1 MiB image, formatted once with mkfs.vfat and attached to a
- * loop device (detached at exit), is mounted by each test in a private
- * mount namespace; each test uses names of its own.  Setup mounts it as
- * plain vfat first, which must work; only a kernel that then refuses the
- * option itself skips the program, with the reason.
+ * Each test gets a blank FAT12 image of its own, written by the test, on
+ * a loop device, in a private mount namespace with a tmpfs on /tmp.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -20,86 +18,265 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/loop.h>
-#include <linux/mount.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
-#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/loop.h>
 
+#if __has_include("../wrappers.h")
+#include "../wrappers.h"
+#else
+/* a tree from before filesystems/wrappers.h: the two this test needs */
+#include <linux/mount.h>
+#include <sys/syscall.h>
+
+static inline int sys_fsconfig(int fd, unsigned int cmd, const char *key,
+			       const char *value, int aux)
+{
+	return syscall(__NR_fsconfig, fd, cmd, key, value, aux);
+}
+
+static inline int sys_fspick(int dfd, const char *path, unsigned int flags)
+{
+	return syscall(__NR_fspick, dfd, path, flags);
+}
+#endif
 #include "../../kselftest_harness.h"
 
-static struct {
-	char dir[32], img[48], mnt[48], loop[32];
-} vol;
+#define SECTOR		512
+#define IMAGE_SIZE	(2880 * SECTOR)		/* a 1.44 MB floppy */
+#define ROOT_DIR	((1 + 2 * 9) * SECTOR)	/* after boot sector, FATs */
+#define ROOT_ENTRIES	224
 
-static char *at(char *buf, const char *name)
+#define IMAGE		"/tmp/fat.img"
+#define MNT		"/tmp/mnt"
+
+/* A blank FAT12 floppy image: boot sector, two FATs, an empty root dir */
+static int write_fat12(int fd)
 {
-	snprintf(buf, PATH_MAX, "%s/%s", vol.mnt, name);
-	return buf;
-}
+	unsigned char sector[SECTOR] = {
+		0xeb, 0x3c, 0x90, 'M', 'S', 'W', 'I', 'N', '4', '.', '1',
+		[11] = 0x00, 0x02,	/* bytes per sector: 512 */
+		[13] = 1,		/* sectors per cluster */
+		[14] = 1, 0,		/* reserved sectors */
+		[16] = 2,		/* FATs */
+		[17] = ROOT_ENTRIES, 0,	/* root directory entries */
+		[19] = 0x40, 0x0b,	/* total sectors: 2880 */
+		[21] = 0xf0,		/* media descriptor */
+		[22] = 9, 0,		/* sectors per FAT */
+		[24] = 18, 0,		/* sectors per track */
+		[26] = 2, 0,		/* heads */
+		[38] = 0x29,		/* extended boot signature */
+		[39] = 0x12, 0x34, 0x56, 0x78,
+		[43] = 'N', 'O', ' ', 'N', 'A', 'M', 'E', ' ', ' ', ' ', ' ',
+		[54] = 'F', 'A', 'T', '1', '2', ' ', ' ', ' ',
+		[510] = 0x55, 0xaa,
+	};
+	unsigned char fat[SECTOR] = { 0xf0, 0xff, 0xff };
 
-static int vmount(const char *type, const char *opts)
-{
-	return mount(vol.loop, vol.mnt, type, 0, opts) ? errno : 0;
-}
-
-static int remount(unsigned long flags, const char *opts)
-{
-	return mount("", vol.mnt, NULL, MS_REMOUNT | flags, opts) ? errno : 0;
-}
-
-/* Create a file, or a directory if @dir: 0 or the errno */
-static int create(const char *name, int dir)
-{
-	char p[PATH_MAX];
-	int fd;
-
-	if (dir)
-		return mkdir(at(p, name), 0755) ? errno : 0;
-	fd = open(at(p, name), O_CREAT | O_EXCL | O_WRONLY, 0644);
-	if (fd < 0)
-		return errno;
-	close(fd);
+	if (ftruncate(fd, IMAGE_SIZE) ||
+	    pwrite(fd, sector, SECTOR, 0) != SECTOR ||
+	    pwrite(fd, fat, SECTOR, 1 * SECTOR) != SECTOR ||
+	    pwrite(fd, fat, SECTOR, 10 * SECTOR) != SECTOR)
+		return -1;
 	return 0;
 }
 
-static int move(const char *from, const char *to)
+/* Attach @img to a free loop device, named in @dev: its open fd, or -1 */
+static int loop_attach(int img, char *dev, size_t size)
 {
-	char a[PATH_MAX], b[PATH_MAX];
+	struct loop_config config = {
+		.fd = img,
+		.info.lo_flags = LO_FLAGS_AUTOCLEAR,
+	};
+	int ctl, fd = -1, n, i;
 
-	return rename(at(a, from), at(b, to)) ? errno : 0;
-}
-
-static int exists(const char *name)
-{
-	char p[PATH_MAX];
-	struct stat st;
-
-	return stat(at(p, name), &st) ? errno : 0;
-}
-
-/* Does readdir of directory @dir show exactly @name? -1: no such dir */
-static int listed(const char *dir, const char *name)
-{
-	char p[PATH_MAX];
-	struct dirent *d;
-	int found = 0;
-	DIR *dp;
-
-	dp = opendir(at(p, dir));
-	if (!dp)
+	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
+	if (ctl < 0)
 		return -1;
-	while ((d = readdir(dp)))
-		found |= !strcmp(d->d_name, name);
-	closedir(dp);
-	return found;
+	/* a free device may be taken by someone else first: try again */
+	for (i = 0; i < 64 && fd < 0; i++) {
+		n = ioctl(ctl, LOOP_CTL_GET_FREE);
+		if (n < 0)
+			break;
+		snprintf(dev, size, "/dev/loop%d", n);
+		fd = open(dev, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			break;
+		if (ioctl(fd, LOOP_CONFIGURE, &config)) {
+			close(fd);
+			fd = -1;
+			if (errno != EBUSY)
+				break;
+		}
+	}
+	close(ctl);
+	return fd;
 }
 
-/* Is @opt in ",fstype,super options," of the mount? -1: mount not found */
-static int has_opt(const char *opt)
+struct vol {
+	char dev[32];	/* the loop device */
+	int loop_fd;	/* kept open: autoclear detaches it at exit */
+};
+
+static int vol_mount(struct vol *vol, const char *type, const char *opts)
+{
+	return mount(vol->dev, MNT, type, 0, opts) ? errno : 0;
+}
+
+static int vol_remount(unsigned long flags, const char *opts)
+{
+	return mount(NULL, MNT, NULL, MS_REMOUNT | flags, opts) ? errno : 0;
+}
+
+static int vol_umount(void)
+{
+	return umount(MNT) ? errno : 0;
+}
+
+/*
+ * A fresh image on a loop device, and the kernel's answer to mounting it
+ * with nolongcreate; leaves it unmounted.  The reason to skip, or NULL.
+ */
+static const char *vol_setup(struct __test_metadata *_metadata,
+			     struct vol *vol)
+{
+	int img, err;
+
+	if (geteuid())
+		return "test requires root";
+	if (access("/dev/loop-control", R_OK | W_OK))
+		return "test requires loop devices";
+
+	ASSERT_EQ(0, unshare(CLONE_NEWNS));
+	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	ASSERT_EQ(0, mount("tmpfs", "/tmp", "tmpfs", 0, "mode=700"));
+	ASSERT_EQ(0, mkdir(MNT, 0755));
+	img = open(IMAGE, O_CREAT | O_RDWR | O_CLOEXEC, 0600);
+	ASSERT_LE(0, img);
+	ASSERT_EQ(0, write_fat12(img));
+	vol->loop_fd = loop_attach(img, vol->dev, sizeof(vol->dev));
+	close(img);
+	ASSERT_LE(0, vol->loop_fd);
+
+	err = vol_mount(vol, "vfat", "nolongcreate");
+	if (err == ENODEV)
+		return "kernel without vfat";
+	if (err == EINVAL && !vol_mount(vol, "vfat", NULL)) {
+		vol_umount();
+		return "kernel without the vfat nolongcreate option";
+	}
+	ASSERT_EQ(0, err);
+	ASSERT_EQ(0, vol_umount());
+	return NULL;
+}
+
+/*
+ * Before FIXTURE_TEARDOWN_PARENT() came (v6.9), the harness ran the test
+ * even when its setup had skipped: there, end the test's process with the
+ * status that the harness reports as a skip.
+ */
+static void setup_skipped(void)
+{
+#ifndef FIXTURE_TEARDOWN_PARENT
+	_exit(255);
+#endif
+}
+
+static void vol_teardown(struct vol *vol)
+{
+	umount2(MNT, MNT_DETACH);
+	close(vol->loop_fd);
+	umount2("/tmp", MNT_DETACH);
+}
+
+static const char *at(const char *name)
+{
+	static char path[4][PATH_MAX];
+	static unsigned int next;
+	char *p = path[next++ % 4];
+
+	snprintf(p, PATH_MAX, MNT "/%s", name);
+	return p;
+}
+
+/* Create a file holding @data: 0 or the errno */
+static int create_file(const char *name, const char *data)
+{
+	ssize_t len = strlen(data);
+	int fd, err = 0;
+
+	fd = open(at(name), O_CREAT | O_EXCL | O_WRONLY, 0644);
+	if (fd < 0)
+		return errno;
+	if (write(fd, data, len) != len)
+		err = errno ?: EIO;
+	close(fd);
+	return err;
+}
+
+static int make_dir(const char *name)
+{
+	return mkdir(at(name), 0755) ? errno : 0;
+}
+
+static int rename_to(const char *from, const char *to)
+{
+	return rename(at(from), at(to)) ? errno : 0;
+}
+
+/* The contents of a file, NUL-terminated, in @buf: 0 or the errno */
+static int read_file(const char *name, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(at(name), O_RDONLY);
+	if (fd < 0)
+		return errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+/*
+ * The names readdir shows in the root directory, "." and ".." left out,
+ * in its order, each followed by "/", in @buf: how many, or -1.
+ */
+static int list_root(char *buf, size_t size)
+{
+	struct dirent *d;
+	size_t len = 0;
+	int n = 0;
+	DIR *dir;
+
+	dir = opendir(MNT);
+	if (!dir)
+		return -1;
+	buf[0] = '\0';
+	while ((d = readdir(dir))) {
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+			continue;
+		len += snprintf(buf + len, size - len, "%s/", d->d_name);
+		if (len >= size) {
+			n = -1;
+			break;
+		}
+		n++;
+	}
+	closedir(dir);
+	return n;
+}
+
+/*
+ * Is @opt among the mount's type and super options? 1 or 0, -1 if the
+ * mount is not found.
+ */
+static int mount_has_opt(const char *opt)
 {
 	char line[1024], mp[256], type[32], opts[512], key[64], *sep;
 	int found = -1;
@@ -112,7 +289,7 @@ static int has_opt(const char *opt)
 	while (fgets(line, sizeof(line), f)) {
 		sep = strstr(line, " - ");
 		if (!sep || sscanf(line, "%*s %*s %*s %*s %255s", mp) != 1 ||
-		    strcmp(mp, vol.mnt) ||
+		    strcmp(mp, MNT) ||
 		    sscanf(sep, " - %31s %*s %511s", type, opts) != 2)
 			continue;
 		snprintf(line, sizeof(line), ",%s,%s,", type, opts);
@@ -122,370 +299,425 @@ static int has_opt(const char *opt)
 	return found;
 }
 
-/* FNV-1a of the image's bytes after syncfs() of the mount */
-static unsigned long long image_hash(struct __test_metadata *_metadata)
+/* The whole image, as the loop device left it: 0 or -1 */
+static int read_image(unsigned char *buf)
 {
-	unsigned long long h = 0xcbf29ce484222325ULL;
-	unsigned char buf[4096];
-	ssize_t n, i;
+	ssize_t n;
 	int fd;
 
-	fd = open(vol.mnt, O_RDONLY | O_DIRECTORY);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, syncfs(fd));
+	fd = open(IMAGE, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = pread(fd, buf, IMAGE_SIZE, 0);
 	close(fd);
-	fd = open(vol.img, O_RDONLY);
-	ASSERT_LE(0, fd);
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		for (i = 0; i < n; i++)
-			h = (h ^ buf[i]) * 0x100000001b3ULL;
-	ASSERT_EQ(0, n);
-	close(fd);
-	return h;
+	return n == IMAGE_SIZE ? 0 : -1;
 }
 
 /*
- * fspick(), then @key as a flag (@value NULL) or a string, then
- * FSCONFIG_CMD_RECONFIGURE: 0 or the first errno
+ * fspick() the mount, set @key as a flag, reconfigure: 0 or the errno of
+ * the first call that failed
  */
-static int fspick_set(const char *key, const char *value)
+static int fspick_flag(const char *key)
 {
 	int fd, err = 0;
 
-	fd = syscall(__NR_fspick, AT_FDCWD, vol.mnt, FSPICK_CLOEXEC);
+	fd = sys_fspick(AT_FDCWD, MNT, FSPICK_CLOEXEC);
 	if (fd < 0)
 		return errno;
-	if (syscall(__NR_fsconfig, fd,
-		    value ? FSCONFIG_SET_STRING : FSCONFIG_SET_FLAG, key,
-		    value, 0) ||
-	    syscall(__NR_fsconfig, fd, FSCONFIG_CMD_RECONFIGURE, NULL, NULL, 0))
+	if (sys_fsconfig(fd, FSCONFIG_SET_FLAG, key, NULL, 0) ||
+	    sys_fsconfig(fd, FSCONFIG_CMD_RECONFIGURE, NULL, NULL, 0))
 		err = errno;
 	close(fd);
 	return err;
 }
 
-/* Attach the image to a free loop device, detached on its last close */
-static int loop_attach(int img)
-{
-	struct loop_config lc = { .fd = img };
-	int ctl, n, fd, tries;
+FIXTURE(nolongcreate) {
+	struct vol vol;
+};
 
-	lc.info.lo_flags = LO_FLAGS_AUTOCLEAR;
-	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
-	if (ctl < 0)
-		return -1;
-	/* another user may take the free device first: EBUSY, try again */
-	for (tries = 0; tries < 10; tries++) {
-		n = ioctl(ctl, LOOP_CTL_GET_FREE);
-		if (n < 0)
-			break;
-		snprintf(vol.loop, sizeof(vol.loop), "/dev/loop%d", n);
-		/* kept open until exit: autoclear detaches it then */
-		fd = open(vol.loop, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			break;
-		if (!ioctl(fd, LOOP_CONFIGURE, &lc)) {
-			close(ctl);
-			return 0;
-		}
-		close(fd);
-		if (errno != EBUSY)
-			break;
-	}
-	close(ctl);
-	return -1;
+FIXTURE_SETUP(nolongcreate)
+{
+	const char *skip = vol_setup(_metadata, &self->vol);
+
+	if (skip)
+		SKIP(setup_skipped(); return, "%s", skip);
 }
 
-/* Format and attach the image; the reason to skip the program, or NULL */
-static const char *vol_prepare(void)
+FIXTURE_TEARDOWN(nolongcreate)
 {
-	char cmd[96];
-	int fd, err;
-
-	if (geteuid())
-		return "needs root";
-	snprintf(vol.dir, sizeof(vol.dir), "/tmp/nolongcreate.XXXXXX");
-	if (!mkdtemp(vol.dir))
-		return "cannot make a temporary directory";
-	snprintf(vol.img, sizeof(vol.img), "%s/fat.img", vol.dir);
-	snprintf(vol.mnt, sizeof(vol.mnt), "%s/mnt", vol.dir);
-	fd = open(vol.img, O_CREAT | O_RDWR | O_CLOEXEC, 0600);
-	if (fd == -1 || ftruncate(fd, 1 << 20) || mkdir(vol.mnt, 0700))
-		return "cannot make the image";
-	snprintf(cmd, sizeof(cmd), "mkfs.vfat %s >/dev/null 2>&1", vol.img);
-	if (system(cmd))
-		return "mkfs.vfat (dosfstools) missing or failed";
-	if (access("/dev/loop-control", F_OK))
-		return "no /dev/loop-control (CONFIG_BLK_DEV_LOOP)";
-	err = loop_attach(fd);
-	close(fd);
-	if (err)
-		return "cannot attach a loop device";
-	if (unshare(CLONE_NEWNS) ||
-	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
-		return "no private mount namespace";
-	err = vmount("vfat", NULL);
-	if (err == ENODEV)
-		return "kernel without vfat";
-	if (err || umount(vol.mnt))
-		return NULL;	/* the tests fail */
-	/* plain vfat mounts: only the option itself can be refused here */
-	err = vmount("vfat", "nolongcreate");
-	if (err == EINVAL)
-		return "kernel without the nolongcreate option (EINVAL)";
-	if (!err)
-		umount(vol.mnt);
-	return NULL;
+	vol_teardown(&self->vol);
 }
 
-static void vol_cleanup(void)
+TEST_F(nolongcreate, shown_in_mountinfo)
 {
-	umount2(vol.mnt, MNT_DETACH);
-	unlink(vol.img);
-	rmdir(vol.mnt);
-	rmdir(vol.dir);
+	ASSERT_EQ(0, vol_mount(&self->vol, "vfat", "nolongcreate"));
+	ASSERT_EQ(1, mount_has_opt("vfat"));
+	EXPECT_EQ(1, mount_has_opt("nolongcreate"));
+	ASSERT_EQ(0, vol_umount());
+
+	ASSERT_EQ(0, vol_mount(&self->vol, "vfat", NULL));
+	ASSERT_EQ(1, mount_has_opt("vfat"));
+	EXPECT_EQ(0, mount_has_opt("nolongcreate"));
+	EXPECT_EQ(0, mount_has_opt("longcreate"));
 }
 
-FIXTURE(nlc) {};
-
-FIXTURE_SETUP(nlc)
+TEST_F(nolongcreate, value_refused_at_mount)
 {
+	EXPECT_EQ(EINVAL, vol_mount(&self->vol, "vfat", "nolongcreate=1"));
+	EXPECT_EQ(EINVAL, vol_mount(&self->vol, "vfat", "longcreate=yes"));
+	ASSERT_EQ(0, vol_mount(&self->vol, "vfat", "nolongcreate"));
 }
 
-FIXTURE_TEARDOWN(nlc)
+TEST_F(nolongcreate, msdos_refuses_it_at_mount)
 {
-	char p[PATH_MAX];
-
-	unlink(at(p, "FILL.BIN"));
-	umount(vol.mnt);
-}
-
-TEST_F(nlc, shown_in_mountinfo_longcreate_default)
-{
-	ASSERT_EQ(0, vmount("vfat", "nolongcreate"));
-	ASSERT_EQ(1, has_opt("vfat"));
-	EXPECT_EQ(1, has_opt("nolongcreate"));
-	ASSERT_EQ(0, umount(vol.mnt));
-
-	ASSERT_EQ(0, vmount("vfat", NULL));
-	ASSERT_EQ(1, has_opt("vfat"));
-	EXPECT_EQ(0, has_opt("nolongcreate"));
-	EXPECT_EQ(0, has_opt("longcreate"));
-	EXPECT_EQ(0, create("default long.txt", 0));
-	EXPECT_EQ(1, listed("", "default long.txt"));
-}
-
-TEST_F(nlc, value_refused)
-{
-	ASSERT_EQ(0, vmount("vfat", "nolongcreate"));
-	ASSERT_EQ(0, umount(vol.mnt));
-	EXPECT_EQ(EINVAL, vmount("vfat", "nolongcreate=1"));
-	EXPECT_EQ(EINVAL, vmount("vfat", "longcreate=1"));
-}
-
-TEST_F(nlc, msdos_refuses_option)
-{
-	int err = vmount("msdos", NULL);
+	int err = vol_mount(&self->vol, "msdos", NULL);
 
 	if (err == ENODEV)
 		SKIP(return, "kernel without msdos");
 	ASSERT_EQ(0, err);
-	EXPECT_EQ(EINVAL, remount(0, "nolongcreate"));
-	EXPECT_EQ(EINVAL, remount(0, "longcreate"));
-	ASSERT_EQ(0, umount(vol.mnt));
-	EXPECT_EQ(EINVAL, vmount("msdos", "nolongcreate"));
-	EXPECT_EQ(EINVAL, vmount("msdos", "longcreate"));
+	ASSERT_EQ(0, vol_umount());
+	EXPECT_EQ(EINVAL, vol_mount(&self->vol, "msdos", "nolongcreate"));
+	EXPECT_EQ(EINVAL, vol_mount(&self->vol, "msdos", "longcreate"));
 }
 
-TEST_F(nlc, long_names_refused_nothing_written)
+TEST_F(nolongcreate, msdos_ignores_it_at_remount)
 {
-	static const char * const names[] = {
-		"longername.txt", "a b.txt", "x.jpeg", "Long Dir",
-	};
-	unsigned long long before;
-	int i;
+	int err = vol_mount(&self->vol, "msdos", NULL);
 
-	ASSERT_EQ(0, vmount("vfat", "nolongcreate"));
-	ASSERT_EQ(0, create("SRC.TXT", 0));
-	ASSERT_EQ(1, listed("", "SRC.TXT"));
-	before = image_hash(_metadata);
-	for (i = 0; i < ARRAY_SIZE(names); i++) {
-		EXPECT_EQ(ENAMETOOLONG, create(names[i], 0)) TH_LOG("%s", names[i]);
-		EXPECT_EQ(ENAMETOOLONG, create(names[i], 1)) TH_LOG("%s", names[i]);
-		EXPECT_EQ(ENAMETOOLONG, move("SRC.TXT", names[i]))
-			TH_LOG("%s", names[i]);
-		EXPECT_EQ(0, listed("", names[i])) TH_LOG("%s", names[i]);
-	}
-	EXPECT_EQ(before, image_hash(_metadata));
-	EXPECT_EQ(1, listed("", "SRC.TXT"));
-}
-
-TEST_F(nlc, short_names_found_after_cold_mount)
-{
-	ASSERT_EQ(0, vmount("vfat", "nolongcreate"));
-	ASSERT_EQ(0, create("UPPER", 1));
-	ASSERT_EQ(0, create("lower", 1));
-	ASSERT_EQ(0, create("UPPER/README.TXT", 0));
-	ASSERT_EQ(0, create("lower/readme.txt", 0));
-	ASSERT_EQ(0, umount(vol.mnt));
-
-	ASSERT_EQ(0, vmount("vfat", NULL));
-	EXPECT_EQ(0, exists("UPPER/README.TXT"));
-	EXPECT_EQ(0, exists("lower/readme.txt"));
-	EXPECT_EQ(1, listed("", "UPPER"));
-	EXPECT_EQ(1, listed("", "lower"));
-	EXPECT_EQ(1, listed("UPPER", "README.TXT"));
-	EXPECT_EQ(1, listed("lower", "readme.txt"));
-	ASSERT_EQ(0, umount(vol.mnt));
-
-	/* win95 ignores the case flags: a long name would still be shown */
-	ASSERT_EQ(0, vmount("vfat", "shortname=win95"));
-	EXPECT_EQ(1, listed("", "LOWER"));
-	EXPECT_EQ(1, listed("lower", "README.TXT"));
-	EXPECT_EQ(0, listed("lower", "readme.txt"));
-}
-
-TEST_F(nlc, mixed_case_part_found_shown_in_one_case)
-{
-	ASSERT_EQ(0, vmount("vfat", "nolongcreate"));
-	EXPECT_EQ(0, create("ReadMe.txt", 0));
-	/* a cold lookup: the create's dentry would answer from the dcache */
-	ASSERT_EQ(0, umount(vol.mnt));
-	ASSERT_EQ(0, vmount("vfat", "nolongcreate"));
-	EXPECT_EQ(0, exists("ReadMe.txt"));
-	EXPECT_EQ(1, listed("", "README.txt"));
-	EXPECT_EQ(0, listed("", "ReadMe.txt"));
-}
-
-TEST_F(nlc, check_strict_refuses_case_not_shown)
-{
-	ASSERT_EQ(0, vmount("vfat", "nolongcreate,check=strict"));
-	EXPECT_EQ(ENAMETOOLONG, create("CheckMe.txt", 0));
-	EXPECT_EQ(0, create("checkme.txt", 0));
-	ASSERT_EQ(0, umount(vol.mnt));
-	ASSERT_EQ(0, vmount("vfat", "nolongcreate,check=strict"));
-	EXPECT_EQ(0, exists("checkme.txt"));
-	EXPECT_EQ(1, listed("", "checkme.txt"));
-	EXPECT_EQ(ENOENT, exists("CHECKME.TXT"));
-}
-
-TEST_F(nlc, existing_long_name_usable)
-{
-	char p[PATH_MAX], buf[8] = {};
-	int fd;
-
-	ASSERT_EQ(0, vmount("vfat", NULL));
-	fd = open(at(p, "Long Report.txt"), O_CREAT | O_WRONLY, 0644);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(5, write(fd, "hello", 5));
-	close(fd);
-	ASSERT_EQ(0, umount(vol.mnt));
-
-	ASSERT_EQ(0, vmount("vfat", "nolongcreate"));
-	ASSERT_EQ(1, listed("", "Long Report.txt"));
-	fd = open(p, O_RDWR);
-	ASSERT_LE(0, fd);
-	EXPECT_EQ(5, read(fd, buf, sizeof(buf)));
-	EXPECT_STREQ("hello", buf);
-	EXPECT_EQ(1, write(fd, "!", 1));
-	close(fd);
-	EXPECT_EQ(0, move("Long Report.txt", "REPORT.TXT"));
-	ASSERT_EQ(0, umount(vol.mnt));
-	ASSERT_EQ(0, vmount("vfat", "nolongcreate"));
-	EXPECT_EQ(0, exists("REPORT.TXT"));
-	EXPECT_EQ(0, listed("", "Long Report.txt"));
-	EXPECT_EQ(1, listed("", "REPORT.TXT"));
-	EXPECT_EQ(0, unlink(at(p, "REPORT.TXT")));
-	EXPECT_EQ(ENOENT, exists("REPORT.TXT"));
-}
-
-TEST_F(nlc, rename_onto_existing_long_name)
-{
-	ASSERT_EQ(0, vmount("vfat", NULL));
-	ASSERT_EQ(0, create("Old Long Name.txt", 0));
-	ASSERT_EQ(0, umount(vol.mnt));
-
-	ASSERT_EQ(0, vmount("vfat", "nolongcreate"));
-	ASSERT_EQ(0, create("NEW.TXT", 0));
-	EXPECT_EQ(0, move("NEW.TXT", "Old Long Name.txt"));
-	EXPECT_EQ(1, listed("", "Old Long Name.txt"));
-	EXPECT_EQ(0, listed("", "NEW.TXT"));
-}
-
-TEST_F(nlc, remount_toggles)
-{
-	ASSERT_EQ(0, vmount("vfat", "nolongcreate"));
-	ASSERT_EQ(1, has_opt("nolongcreate"));
-	EXPECT_EQ(ENAMETOOLONG, create("remount one.txt", 0));
-	ASSERT_EQ(0, remount(0, "longcreate"));
-	EXPECT_EQ(0, has_opt("nolongcreate"));
-	EXPECT_EQ(0, create("remount one.txt", 0));
-	ASSERT_EQ(0, remount(0, "nolongcreate"));
-	EXPECT_EQ(1, has_opt("nolongcreate"));
-	EXPECT_EQ(ENAMETOOLONG, create("remount two.txt", 0));
-	/* a remount naming neither keeps it */
-	ASSERT_EQ(0, remount(MS_RDONLY, NULL));
-	EXPECT_EQ(1, has_opt("nolongcreate"));
-	ASSERT_EQ(0, remount(0, NULL));
-	EXPECT_EQ(1, has_opt("nolongcreate"));
-	EXPECT_EQ(ENAMETOOLONG, create("remount two.txt", 0));
-	/* a bad value changes nothing */
-	EXPECT_EQ(EINVAL, remount(0, "longcreate=1"));
-	EXPECT_EQ(ENAMETOOLONG, create("remount two.txt", 0));
-}
-
-TEST_F(nlc, fspick_reconfigure_toggles)
-{
-	int err;
-
-	ASSERT_EQ(0, vmount("vfat", "nolongcreate"));
-	ASSERT_EQ(1, has_opt("nolongcreate"));
-	err = fspick_set("longcreate", NULL);
-	/* the errno of a system call number that does not exist */
-	if (err && err == (syscall(-1) ? errno : 0))
-		SKIP(return, "kernel without fspick()");
+	if (err == ENODEV)
+		SKIP(return, "kernel without msdos");
 	ASSERT_EQ(0, err);
-	EXPECT_EQ(0, has_opt("nolongcreate"));
-	EXPECT_EQ(0, create("fspick one.txt", 0));
-	ASSERT_EQ(0, fspick_set("nolongcreate", NULL));
-	EXPECT_EQ(1, has_opt("nolongcreate"));
-	EXPECT_EQ(ENAMETOOLONG, create("fspick two.txt", 0));
-	/* a value is refused and changes nothing */
-	EXPECT_EQ(EINVAL, fspick_set("longcreate", "1"));
-	EXPECT_EQ(1, has_opt("nolongcreate"));
-	EXPECT_EQ(ENAMETOOLONG, create("fspick two.txt", 0));
+	ASSERT_EQ(1, mount_has_opt("msdos"));
+	EXPECT_EQ(0, vol_remount(0, "nolongcreate"));
+	EXPECT_EQ(0, mount_has_opt("nolongcreate"));
+	/* msdos makes an 8.3 name of it, as it always did */
+	EXPECT_EQ(0, create_file("longername.txt", ""));
+	EXPECT_EQ(0, vol_remount(0, "longcreate"));
 }
 
-TEST_F(nlc, mkdir_on_full_volume)
+TEST_F(nolongcreate, remount_toggles)
 {
-	static char buf[1 << 16];
-	char p[PATH_MAX];
-	struct statfs sf;
-	int fd;
+	ASSERT_EQ(0, vol_mount(&self->vol, "vfat", "nolongcreate"));
+	ASSERT_EQ(1, mount_has_opt("nolongcreate"));
+	EXPECT_EQ(ENAMETOOLONG, create_file("Long Name One.txt", ""));
 
-	ASSERT_EQ(0, vmount("vfat", "nolongcreate"));
-	fd = open(at(p, "FILL.BIN"), O_CREAT | O_WRONLY, 0644);
-	ASSERT_LE(0, fd);
-	while (write(fd, buf, sizeof(buf)) > 0)
-		;
-	ASSERT_EQ(ENOSPC, errno);
-	close(fd);
-	ASSERT_EQ(0, statfs(vol.mnt, &sf));
-	ASSERT_EQ(0, sf.f_bfree);
-	EXPECT_EQ(ENAMETOOLONG, create("Long Directory", 1));
-	EXPECT_EQ(ENOSPC, create("NEWDIR", 1));
-	EXPECT_EQ(ENOENT, exists("Long Directory"));
-	EXPECT_EQ(ENOENT, exists("NEWDIR"));
+	ASSERT_EQ(0, vol_remount(0, "longcreate"));
+	EXPECT_EQ(0, mount_has_opt("nolongcreate"));
+	EXPECT_EQ(0, create_file("Long Name One.txt", ""));
+
+	ASSERT_EQ(0, vol_remount(0, "nolongcreate"));
+	EXPECT_EQ(1, mount_has_opt("nolongcreate"));
+	EXPECT_EQ(ENAMETOOLONG, create_file("Long Name Two.txt", ""));
+
+	/* the last one given wins */
+	ASSERT_EQ(0, vol_remount(0, "nolongcreate,longcreate"));
+	EXPECT_EQ(0, mount_has_opt("nolongcreate"));
+	EXPECT_EQ(0, create_file("Long Name Two.txt", ""));
 }
 
-int main(int argc, char **argv)
+TEST_F(nolongcreate, fspick_reconfigure_toggles)
 {
-	const char *skip = vol_prepare();
+	ASSERT_EQ(0, vol_mount(&self->vol, "vfat", "nolongcreate"));
+	ASSERT_EQ(1, mount_has_opt("nolongcreate"));
 
-	atexit(vol_cleanup);
-	if (skip) {
-		ksft_print_header();
-		ksft_exit_skip("%s\n", skip);
+	ASSERT_EQ(0, fspick_flag("longcreate"));
+	EXPECT_EQ(0, mount_has_opt("nolongcreate"));
+	EXPECT_EQ(0, create_file("Long Name One.txt", ""));
+
+	ASSERT_EQ(0, fspick_flag("nolongcreate"));
+	EXPECT_EQ(1, mount_has_opt("nolongcreate"));
+	EXPECT_EQ(ENAMETOOLONG, create_file("Long Name Two.txt", ""));
+}
+
+TEST_F(nolongcreate, remount_without_it_keeps_it)
+{
+	ASSERT_EQ(0, vol_mount(&self->vol, "vfat", "nolongcreate"));
+	ASSERT_EQ(1, mount_has_opt("nolongcreate"));
+
+	ASSERT_EQ(0, vol_remount(MS_RDONLY, NULL));
+	EXPECT_EQ(1, mount_has_opt("nolongcreate"));
+	ASSERT_EQ(0, vol_remount(0, "shortname=mixed"));
+	EXPECT_EQ(1, mount_has_opt("nolongcreate"));
+	EXPECT_EQ(ENAMETOOLONG, create_file("Long Name.txt", ""));
+}
+
+/* remount ignores values it cannot parse, as fat always did */
+TEST_F(nolongcreate, remount_ignores_a_value)
+{
+	ASSERT_EQ(0, vol_mount(&self->vol, "vfat", "nolongcreate"));
+	ASSERT_EQ(1, mount_has_opt("nolongcreate"));
+
+	EXPECT_EQ(0, vol_remount(0, "longcreate=1"));
+	EXPECT_EQ(1, mount_has_opt("nolongcreate"));
+	EXPECT_EQ(ENAMETOOLONG, create_file("Long Name.txt", ""));
+
+	ASSERT_EQ(0, vol_remount(0, "longcreate"));
+	EXPECT_EQ(0, vol_remount(0, "nolongcreate=1"));
+	EXPECT_EQ(0, mount_has_opt("nolongcreate"));
+	EXPECT_EQ(0, create_file("Long Name.txt", ""));
+}
+
+TEST_F(nolongcreate, existing_long_name_usable)
+{
+	char buf[64];
+
+	ASSERT_EQ(0, vol_mount(&self->vol, "vfat", NULL));
+	ASSERT_EQ(0, create_file("Long Report.txt", "old"));
+	ASSERT_EQ(0, vol_umount());
+
+	ASSERT_EQ(0, vol_mount(&self->vol, "vfat", "nolongcreate"));
+	ASSERT_EQ(1, list_root(buf, sizeof(buf)));
+	EXPECT_STREQ("Long Report.txt/", buf);
+	EXPECT_EQ(0, read_file("Long Report.txt", buf, sizeof(buf)));
+	EXPECT_STREQ("old", buf);
+}
+
+TEST_F(nolongcreate, rename_onto_existing_long_name)
+{
+	char buf[64];
+
+	ASSERT_EQ(0, vol_mount(&self->vol, "vfat", NULL));
+	ASSERT_EQ(0, create_file("Long Report.txt", "old"));
+	ASSERT_EQ(0, vol_umount());
+
+	ASSERT_EQ(0, vol_mount(&self->vol, "vfat", "nolongcreate"));
+	ASSERT_EQ(0, create_file("REPORT.TXT", "new"));
+	EXPECT_EQ(0, rename_to("REPORT.TXT", "Long Report.txt"));
+	ASSERT_EQ(0, vol_umount());
+
+	ASSERT_EQ(0, vol_mount(&self->vol, "vfat", "nolongcreate"));
+	ASSERT_EQ(1, list_root(buf, sizeof(buf)));
+	EXPECT_STREQ("Long Report.txt/", buf);
+	EXPECT_EQ(0, read_file("Long Report.txt", buf, sizeof(buf)));
+	EXPECT_STREQ("new", buf);
+}
+
+enum op { OP_CREATE, OP_MKDIR, OP_RENAME };
+
+/* create, mkdir, or rename SRC.TXT to @name: 0 or the errno */
+static int do_op(enum op op, const char *name)
+{
+	switch (op) {
+	case OP_CREATE:
+		return create_file(name, "");
+	case OP_MKDIR:
+		return make_dir(name);
+	default:
+		return rename_to("SRC.TXT", name);
 	}
-	return test_harness_run(argc, argv);
 }
+
+/* Names that are written as typed */
+FIXTURE(accepted) {
+	struct vol vol;
+};
+
+FIXTURE_VARIANT(accepted) {
+	const char *name;
+	const char *entry;	/* its 8.3 entry in the directory */
+};
+
+FIXTURE_VARIANT_ADD(accepted, lower_case) {
+	.name = "readme.txt",
+	.entry = "README  TXT",
+};
+
+FIXTURE_VARIANT_ADD(accepted, upper_case) {
+	.name = "README.TXT",
+	.entry = "README  TXT",
+};
+
+FIXTURE_VARIANT_ADD(accepted, lower_base_upper_ext) {
+	.name = "read4.TXT",
+	.entry = "READ4   TXT",
+};
+
+FIXTURE_SETUP(accepted)
+{
+	const char *skip = vol_setup(_metadata, &self->vol);
+
+	if (skip)
+		SKIP(setup_skipped(); return, "%s", skip);
+}
+
+FIXTURE_TEARDOWN(accepted)
+{
+	vol_teardown(&self->vol);
+}
+
+/*
+ * @op with @name; after unmounting and mounting again, readdir
+ * shows it as typed, a lookup by it finds it, and the root directory holds
+ * its one 8.3 entry, @entry, and no long name slot.
+ */
+static void check_accepted(struct __test_metadata *_metadata,
+			   struct vol *vol, const char *name,
+			   const char *entry, enum op op)
+{
+	unsigned char *image, *de;
+	char buf[64], expect[64];
+	int i, used = 0, lfn = 0;
+	struct stat st;
+
+	ASSERT_EQ(0, vol_mount(vol, "vfat", "nolongcreate"));
+	if (op == OP_RENAME)
+		ASSERT_EQ(0, create_file("SRC.TXT", ""));
+	ASSERT_EQ(0, do_op(op, name));
+	ASSERT_EQ(0, vol_umount());
+
+	image = malloc(IMAGE_SIZE);
+	ASSERT_NE(NULL, image);
+	ASSERT_EQ(0, read_image(image));
+	for (i = 0; i < ROOT_ENTRIES; i++) {
+		de = image + ROOT_DIR + 32 * i;
+		if (de[0] == 0x00)
+			break;
+		if (de[0] == 0xe5)	/* deleted */
+			continue;
+		if (de[11] == 0x0f)	/* long name slot */
+			lfn++;
+		else if (!used++)
+			memcpy(buf, de, 11);
+	}
+	free(image);
+	ASSERT_EQ(1, used);
+	EXPECT_EQ(0, lfn);
+	buf[11] = '\0';
+	EXPECT_STREQ(entry, buf);
+
+	ASSERT_EQ(0, vol_mount(vol, "vfat", "nolongcreate"));
+	ASSERT_EQ(1, list_root(buf, sizeof(buf)));
+	snprintf(expect, sizeof(expect), "%s/", name);
+	EXPECT_STREQ(expect, buf);
+	ASSERT_EQ(0, stat(at(name), &st));
+	EXPECT_EQ(op == OP_MKDIR, S_ISDIR(st.st_mode));
+}
+
+TEST_F(accepted, create)
+{
+	check_accepted(_metadata, &self->vol, variant->name, variant->entry,
+		       OP_CREATE);
+}
+
+TEST_F(accepted, mkdir)
+{
+	check_accepted(_metadata, &self->vol, variant->name, variant->entry,
+		       OP_MKDIR);
+}
+
+TEST_F(accepted, rename)
+{
+	check_accepted(_metadata, &self->vol, variant->name, variant->entry,
+		       OP_RENAME);
+}
+
+/* Names that are refused, and with which errno */
+FIXTURE(refused) {
+	struct vol vol;
+};
+
+FIXTURE_VARIANT(refused) {
+	const char *name;
+	int err;
+};
+
+FIXTURE_VARIANT_ADD(refused, base_too_long) {
+	.name = "abcdefghi.txt",
+	.err = ENAMETOOLONG,
+};
+
+FIXTURE_VARIANT_ADD(refused, ext_too_long) {
+	.name = "readme.text",
+	.err = ENAMETOOLONG,
+};
+
+FIXTURE_VARIANT_ADD(refused, space) {
+	.name = "a b.txt",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(refused, leading_dot) {
+	.name = ".profile",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(refused, trailing_dot) {
+	.name = "readme.",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(refused, mixed_case) {
+	.name = "ReadMe.txt",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(refused, plus) {
+	.name = "a+b.txt",
+	.err = EINVAL,
+};
+
+FIXTURE_SETUP(refused)
+{
+	const char *skip = vol_setup(_metadata, &self->vol);
+
+	if (skip)
+		SKIP(setup_skipped(); return, "%s", skip);
+}
+
+FIXTURE_TEARDOWN(refused)
+{
+	vol_teardown(&self->vol);
+}
+
+/*
+ * @op with @name fails with @expected and writes nothing: the
+ * image is the same, and after mounting again readdir shows what it did.
+ */
+static void check_refused(struct __test_metadata *_metadata,
+			  struct vol *vol, const char *name, int expected,
+			  enum op op)
+{
+	unsigned char *before, *after;
+	char buf[64];
+
+	ASSERT_EQ(0, vol_mount(vol, "vfat", "nolongcreate"));
+	ASSERT_EQ(0, create_file("SRC.TXT", "src"));
+	ASSERT_EQ(0, vol_umount());
+	before = malloc(IMAGE_SIZE);
+	after = malloc(IMAGE_SIZE);
+	ASSERT_NE(NULL, before);
+	ASSERT_NE(NULL, after);
+	ASSERT_EQ(0, read_image(before));
+
+	ASSERT_EQ(0, vol_mount(vol, "vfat", "nolongcreate"));
+	EXPECT_EQ(expected, do_op(op, name));
+	ASSERT_EQ(0, vol_umount());
+	ASSERT_EQ(0, read_image(after));
+	EXPECT_EQ(0, memcmp(before, after, IMAGE_SIZE));
+	free(before);
+	free(after);
+
+	ASSERT_EQ(0, vol_mount(vol, "vfat", "nolongcreate"));
+	ASSERT_EQ(1, list_root(buf, sizeof(buf)));
+	EXPECT_STREQ("SRC.TXT/", buf);
+}
+
+TEST_F(refused, create)
+{
+	check_refused(_metadata, &self->vol, variant->name, variant->err,
+		      OP_CREATE);
+}
+
+TEST_F(refused, mkdir)
+{
+	check_refused(_metadata, &self->vol, variant->name, variant->err,
+		      OP_MKDIR);
+}
+
+TEST_F(refused, rename)
+{
+	check_refused(_metadata, &self->vol, variant->name, variant->err,
+		      OP_RENAME);
+}
+
+TEST_HARNESS_MAIN

@@ -74,7 +74,7 @@ Options:
   --build-only   build the two kernels and the benchmark, then stop
   --control      A/A control: boot the without kernel in the "with" slot
                  too, to show the method's own spread and bias; the report
-                 goes to <cache>/fastpath-uml/control.md (never copied)
+                 is control.md, copied to bench/fastpath-uml-control.md
   --no-copy      leave the report in <cache>/fastpath-uml/ only
   -h, --help     this text
 
@@ -103,7 +103,7 @@ while [[ $# -gt 0 ]]; do
 	-j) JOBS=${2:?}; shift 2 ;;
 	--timeout) TIMEOUT=${2:?}; shift 2 ;;
 	--build-only) BUILD_ONLY=1; shift ;;
-	--control) CONTROL=1 COPY=0; shift ;;
+	--control) CONTROL=1; shift ;;
 	--no-copy) COPY=0; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
@@ -390,7 +390,9 @@ AWK
 cat "$REPORT"
 ! grep -q MISSING "$REPORT" || die "some case lacks a figure of some boot: $RAW"
 if [[ $COPY == 1 ]]; then
-	cp "$REPORT" "$REPO/bench/fastpath-uml.md"
-	log "report: bench/fastpath-uml.md"
+	dest=bench/fastpath-uml.md
+	[[ $CONTROL == 1 ]] && dest=bench/fastpath-uml-control.md
+	cp "$REPORT" "$REPO/$dest"
+	log "report: $dest"
 fi
 log "done in $((SECONDS - t_start)) s"

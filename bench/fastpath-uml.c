@@ -2,21 +2,22 @@
 /*
  * fastpath-uml.c - /init of the UML kernels of bench/fastpath-uml.sh: the
  * 8.3 fast path (patch "fat: show plain ASCII 8.3 names without the
- * charset round trip") timed on the host CPU.  Static; the root is a
+ * charset round trip", patches/fastpath/) timed on the host CPU.  Static; the root is a
  * hostfs directory, the FAT image is /dev/ubda.  Its arguments follow
  * "--" on the kernel command line (read from /proc/cmdline):
  *
  *   prep N
  *	fill the freshly made image: UPPER/ with N names F0000001.TXT and
  *	LONG/ with N names "a long file name 0000001.txt" (vfat defaults),
- *	LOWER/ with N names f0000001.txt (vfat -o nolongcreate: 8.3 entries
- *	with the lower-case flags); then count each directory's slots from
- *	the raw image ("PREP ..." line).
+ *	LOWER/ with N names f0000001.txt (vfat -o shortname=winnt: 8.3
+ *	entries with the lower-case flags); then count each directory's
+ *	slots from the raw image ("PREP ..." line).
  *
  *   bench KERNEL ROUND N REPS SAMPLE ABSENT WARM
  *	REPS times: mount the image read-only as vfat (default iocharset),
- *	vfat iocharset=utf8 and msdos (UPPER only), and for each directory
- *	time a readdir right after the mount, WARM more readdirs, stats of
+ *	vfat iocharset=utf8 and msdos (UPPER only), time the mount, and for
+ *	each directory time a readdir right after the mount, WARM more
+ *	readdirs, stats of
  *	SAMPLE present names spread over the directory (cold dentry cache)
  *	and stats of ABSENT absent names; and stat(".") (the system call
  *	cost).  One "RAW kernel= round= rep= mount= dir= op= ns=" line each.
@@ -153,7 +154,7 @@ static void prep(unsigned int n)
 	create_all(D_UPPER, n);
 	create_all(D_LONG, n);
 	do_umount();
-	do_mount("vfat", 0, "nolongcreate");
+	do_mount("vfat", 0, "shortname=winnt");
 	create_all(D_LOWER, n);
 	do_umount();
 	if (fat_raw_open(&fr, DEV))
@@ -201,7 +202,7 @@ static int round_nr, rep_nr;
 static void raw(const struct mnt *m, int d, const char *op, double ns)
 {
 	say("RAW kernel=%s round=%d rep=%d mount=%s dir=%s op=%s ns=%.1f\n",
-	    kern, round_nr, rep_nr, m->name, dir_short[d], op, ns);
+	    kern, round_nr, rep_nr, m->name, d < 0 ? "-" : dir_short[d], op, ns);
 }
 
 static unsigned int read_all(const char *path)
@@ -289,8 +290,11 @@ static void bench(unsigned int n, unsigned int reps, unsigned int sample,
 			/* each rep starts with another mount */
 			const struct mnt *m = &mounts[(i + rep_nr - 1) % NMOUNTS];
 
+			double t = now_ns();
+
 			mi = m - mounts;
 			do_mount(m->type, MS_RDONLY, m->data);
+			raw(m, -1, "mount", now_ns() - t);
 			if (rep_nr == 1)
 				show_mount(m);
 			for (d = 0; d < mounts[mi].dirs; d++)

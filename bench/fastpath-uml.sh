@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# fastpath-uml.sh: the 8.3 fast path (patches/7.3, "fat: show plain ASCII
-# 8.3 names without the charset round trip") measured on the host CPU, in
-# UML (ARCH=um) kernels built from Linux 7.3 with the series and with the
-# series less that patch, booted alternately in one run.  See --help.
+# fastpath-uml.sh: the 8.3 fast path (patches/fastpath/, "fat: show plain
+# ASCII 8.3 names without the charset round trip", a patch of its own)
+# measured on the host CPU, in UML (ARCH=um) kernels built from pristine
+# Linux 7.3 and from it with that patch, booted alternately in one run.
+# See --help.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${XDG_CACHE_HOME:-${HOME:-$(cd ~ && pwd)}/.cache}/vfat-nolongcreate
-FAST=fat-show-plain-ASCII-8.3-names
 LINE=7.3
+PATCHDIR=patches/fastpath
 SRCREPO=
 BASE=pristine
+CONTROL=0
 ROUNDS=10 N=4000 REPS=5 SAMPLE=200 NEG=100 WARM=20
 JOBS=$(nproc)
 COPY=1 BUILD_ONLY=0 TIMEOUT=900
@@ -21,18 +23,18 @@ usage() {
 	cat <<EOF
 usage: bench/fastpath-uml.sh [options]
 
-Benchmark of the vfat 8.3 fast path (patches/$LINE/*$FAST*) on the host
-CPU: two User-Mode Linux kernels (ARCH=um, no QEMU) from the same Linux
-$LINE source, one with the whole series patches/$LINE/ ("with") and one
-with the series less the fast path ("without"), are booted alternately,
-R rounds, each round's pair in the other order than the last's.
+Benchmark of the vfat 8.3 fast path ($PATCHDIR/*.patch, standalone) on
+the host CPU: two User-Mode Linux kernels (ARCH=um, no QEMU) from the same
+Linux $LINE source, the pristine tree ("without") and the pristine tree
+with the fast path ("with"), are booted alternately, R rounds, each
+round's pair in the other order than the last's.
 
 Kernels: <cache>/fastpath-uml/src is a 'git clone --shared' of --src
 (default <cache>/src/$LINE/linux, the tree ./qemu-run.sh --kernel $LINE
 --check-series makes; only read) at --base (default: its tag 'pristine',
-Debian's linux-source-$LINE); the patches are applied with
-'git am' from this repository's patches/$LINE/ (branches fastpath-without
-and fastpath-with of the clone).  One build dir, each variant's linux
+Debian's linux-source-$LINE); the patch is applied with 'git am' from
+this repository's $PATCHDIR/ (branches fastpath-without = --base and
+fastpath-with of the clone).  One build dir, each variant's linux
 binary kept; fat/vfat/msdos, NLS cp437, iso8859-1 (the default
 iocharset) and utf8, hostfs (the root: a directory holding the static
 benchmark as /init), UBD (the FAT image), devtmpfs, procfs.  ccache is
@@ -42,12 +44,14 @@ Workload (bench/fastpath-uml.c, static, /init of each boot): one FAT32
 image (4 KiB clusters) made once with mkfs.fat and filled by a first boot
 (the without kernel) with three directories of N files: upper
 (F0000001.TXT: 8.3 entries), lower (f0000001.txt created with
-nolongcreate: 8.3 entries with the lower-case flags) and long ("a long
+shortname=winnt: 8.3 entries with the lower-case flags) and long ("a long
 file name 0000001.txt": long names with their 8.3 aliases).  Each
 measuring boot attaches it read-only (ubd0r) and, REPS times, mounts it
 as vfat (default iocharset, iso8859-1), vfat iocharset=utf8 and msdos
 (upper only; the fast path does not touch msdos: a control) and for each
-directory times a readdir right after the mount (cold), W more readdirs
+directory times the mount itself (once per mount, before the first
+directory: the fast path builds its tables there), a readdir right after
+the mount (cold), W more readdirs
 (warm), stats of a sample of S names spread over the directory (cold
 lookups: dentry cache empty, directory blocks cached) and stats of M
 absent names (each a full scan).  Figures: ns per entry (readdir) or per
@@ -68,6 +72,9 @@ Options:
   -j JOBS        make jobs                            [$JOBS]
   --timeout SEC  per boot                             [$TIMEOUT]
   --build-only   build the two kernels and the benchmark, then stop
+  --control      A/A control: boot the without kernel in the "with" slot
+                 too, to show the method's own spread and bias; the report
+                 is control.md, copied to bench/fastpath-uml-control.md
   --no-copy      leave the report in <cache>/fastpath-uml/ only
   -h, --help     this text
 
@@ -96,6 +103,7 @@ while [[ $# -gt 0 ]]; do
 	-j) JOBS=${2:?}; shift 2 ;;
 	--timeout) TIMEOUT=${2:?}; shift 2 ;;
 	--build-only) BUILD_ONLY=1; shift ;;
+	--control) CONTROL=1; shift ;;
 	--no-copy) COPY=0; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
@@ -141,31 +149,25 @@ t_start=$SECONDS
 log() { echo "[fastpath-uml] $*"; }
 
 # ----------------------------------------------------------------- source --
-mapfile -t PATCHES < <(grep -v '^#' "$REPO/patches/$LINE/series" | grep -v '^$')
-fastfile=
-others=()
-for p in "${PATCHES[@]}"; do
-	[[ -f $REPO/patches/$LINE/$p ]] || die "patches/$LINE/$p: missing"
-	if [[ $p == *"$FAST"* ]]; then fastfile=$p; else others+=("$p"); fi
-done
-[[ -n $fastfile ]] || die "no patch *$FAST* in patches/$LINE/series"
+shopt -s nullglob
+PATCHES=("$REPO/$PATCHDIR"/*.patch)
+shopt -u nullglob
+[[ ${#PATCHES[@]} == 1 ]] || die "$PATCHDIR: want exactly one *.patch, found ${#PATCHES[@]}"
 [[ -d $SRCREPO/.git || -f $SRCREPO/HEAD ]] || need "--src $SRCREPO: not a git repository$SRC_HINT"
 base=$(git -C "$SRCREPO" rev-parse --verify -q "$BASE^{commit}") || need "--src $SRCREPO has no $BASE$SRC_HINT"
+# the patch's diff, not its message: a reworded message keeps the kernels
 stamp=$( {
 	echo "$base"
-	for p in "${PATCHES[@]}"; do md5sum "$REPO/patches/$LINE/$p"; done
+	sed -n '/^diff --git /,$p' "${PATCHES[0]}"
 } | md5sum | cut -d' ' -f1)
 if [[ ! -d $SRC/.git ]] || [[ $(cat "$W/src.stamp" 2>/dev/null) != "$stamp" ]]; then
-	log "source: clone --shared of $SRCREPO at $BASE, git am of patches/$LINE/"
+	log "source: clone --shared of $SRCREPO at $BASE, git am of $PATCHDIR/"
 	rm -rf "$SRC" "$W/src.stamp"
 	git clone -q --shared --no-checkout "$SRCREPO" "$SRC"
 	G=(git -C "$SRC" -c user.name=fastpath-uml -c user.email=fastpath-uml@localhost)
 	"${G[@]}" checkout -q -f --detach "$base"
-	for p in "${others[@]}"; do
-		"${G[@]}" am -q --keep-cr "$REPO/patches/$LINE/$p" || die "git am $p failed"
-	done
 	"${G[@]}" branch -f fastpath-without HEAD
-	"${G[@]}" am -q --keep-cr "$REPO/patches/$LINE/$fastfile" || die "git am $fastfile failed"
+	"${G[@]}" am -q --keep-cr "${PATCHES[0]}" || die "git am ${PATCHES[0]##*/} failed"
 	"${G[@]}" branch -f fastpath-with HEAD
 	echo "$stamp" >"$W/src.stamp"
 fi
@@ -255,6 +257,8 @@ mkdir -p "$BOOTS"
 boot() { # VARIANT TAG init-args...
 	local v=$1 tag=$2 ubd rc=0 t=$SECONDS
 	shift 2
+	# --control: the without kernel in both slots
+	[[ $CONTROL == 1 ]] && v=without
 	ubd=ubd0r
 	[[ $1 == prep ]] && ubd=ubd0
 	rm -f "$ROOT/out/result.txt"
@@ -298,16 +302,22 @@ os=$(awk -F= '$1 == "PRETTY_NAME" { gsub(/"/, "", $2); print $2 }' /etc/os-relea
 relw=$(cat "$KDIR/with/release") relwo=$(cat "$KDIR/without/release")
 md5_of() { awk -v f="fs/$2" '$2 == f { print $1 }' "$KDIR/$1/fat-md5"; }
 REPORT=$W/fastpath-uml.md
+[[ $CONTROL == 1 ]] && REPORT=$W/control.md
 {
-	echo "# The 8.3 fast path on the host CPU (UML)"
+	echo "# The 8.3 fast path on the host CPU (UML)$([[ $CONTROL == 1 ]] && echo ': A/A control')"
 	echo
-	echo "Generated by \`bench/fastpath-uml.sh --rounds $ROUNDS --n $N --reps $REPS --sample $SAMPLE --absent $NEG --warm $WARM\`; do not edit."
+	echo "Generated by \`bench/fastpath-uml.sh --rounds $ROUNDS --n $N --reps $REPS --sample $SAMPLE --absent $NEG --warm $WARM$([[ $CONTROL == 1 ]] && echo ' --control')\`; do not edit."
 	echo
+	if [[ $CONTROL == 1 ]]; then
+		echo "**A/A control: both columns are the without kernel** (pristine), booted in the two slots"
+		echo "of each round as the with/without run boots its two kernels; any ratio away from 1 is the method's."
+		echo
+	fi
 	echo "Machine: $cpu, $(nproc) CPUs, host kernel $(uname -r), $os."
-	echo "Repository commit: $(git -C "$REPO" rev-parse --short HEAD)$(git -C "$REPO" diff --quiet HEAD -- patches bench/fastpath-uml.c || echo ' (patches or benchmark modified)')."
+	echo "Repository commit: $(git -C "$REPO" rev-parse --short HEAD)$(git -C "$REPO" diff --quiet HEAD -- "$PATCHDIR" bench/fastpath-uml.c bench/fastpath-uml.sh || echo ' (patch or benchmark modified)')."
 	echo
 	echo "Kernels (ARCH=um, SUBARCH=x86_64, defconfig + fat, vfat, msdos, NLS cp437/iso8859-1/utf8, hostfs, UBD;"
-	echo "both from one build dir, \`git am\` of patches/$LINE/ on $BASE $(git -C "$SRC" rev-parse --short "$base")):"
+	echo "both from one build dir: without = $BASE $(git -C "$SRC" rev-parse --short "$base"), with = \`git am\` of $PATCHDIR/${PATCHES[0]##*/} on it):"
 	echo
 	echo "| kernel | release | commit | fat_init_sfn_show | md5 fs/fat/dir.o | md5 fs/fat/inode.o | md5 fs/nls/nls_base.o | md5 linux |"
 	echo "|---|---|---|---|---|---|---|---|"
@@ -315,7 +325,11 @@ REPORT=$W/fastpath-uml.md
 		echo "| $v | $(cat "$KDIR/$v/release") | $(git -C "$SRC" rev-parse --short "fastpath-$v") $(git -C "$SRC" log -1 --format=%s "fastpath-$v") | $([[ -s $KDIR/$v/fastpath-symbol ]] && echo yes || echo no) | $(md5_of "$v" fat/dir.o) | $(md5_of "$v" fat/inode.o) | $(md5_of "$v" nls/nls_base.o) | $(cat "$KDIR/$v/linux-md5") |"
 	done
 	echo
-	echo "Every boot's /init printed its \`uname -r\` (checked: $relw in the with boots, $relwo in the without ones)"
+	if [[ $CONTROL == 1 ]]; then
+		echo "Every boot's /init printed its \`uname -r\` (checked: $relwo in all boots)"
+	else
+		echo "Every boot's /init printed its \`uname -r\` (checked: $relw in the with boots, $relwo in the without ones)"
+	fi
 	echo "and each mount's options from /proc/mounts:"
 	echo
 	# shellcheck disable=SC2016 # the backquotes are Markdown
@@ -331,6 +345,7 @@ REPORT=$W/fastpath-uml.md
 	echo "present name, cold dentry cache ($SAMPLE names spread over the directory; the directory's"
 	echo "blocks are cached by then). absent: ns per stat() of an absent 8.3 name (a full scan; $NEG names)."
 	echo "syscall: ns per stat(\".\") (dentry cached), the UML system call cost included in every lookup."
+	echo "mount: ns per mount(2) of the image read-only (the with kernel builds its 8.3 tables in it on vfat)."
 	echo
 	awk -v rounds="$ROUNDS" -f - "$RAW" <<'AWK'
 function median(s,    n, a, i, j, t) {
@@ -375,7 +390,9 @@ AWK
 cat "$REPORT"
 ! grep -q MISSING "$REPORT" || die "some case lacks a figure of some boot: $RAW"
 if [[ $COPY == 1 ]]; then
-	cp "$REPORT" "$REPO/bench/fastpath-uml.md"
-	log "report: bench/fastpath-uml.md"
+	dest=bench/fastpath-uml.md
+	[[ $CONTROL == 1 ]] && dest=bench/fastpath-uml-control.md
+	cp "$REPORT" "$REPO/$dest"
+	log "report: $dest"
 fi
 log "done in $((SECONDS - t_start)) s"

@@ -232,7 +232,7 @@ series_patches() {
 	while IFS= read -r line || [[ -n $line ]]; do
 		line=${line%%#*}
 		line=${line//[[:space:]]/}
-		[[ -z $line || $line == "$WITHOUT_FILE" ]] && continue
+		[[ -z $line || ${line##*/} == "$WITHOUT_FILE" ]] && continue
 		printf '%s\n' "$PATCHDIR/$line"
 	done <"$series"
 }
@@ -428,7 +428,7 @@ stage_source() {
 		run git_s reset -q --hard pristine || fail "git reset failed"
 		run git_s clean -fdxq || fail "git clean failed"
 		for p in "${patches[@]}"; do
-			if ! run git_s am -q "$p"; then
+			if ! run git_s am -q -3 "$p"; then
 				git_s am --abort >>"$STAGE_LOG" 2>&1 || true
 				fail "patch ${p#"$REPO"/} does not apply to linux-source-$LINE (git am failed; series order: patches/$LINE/series)"
 			fi

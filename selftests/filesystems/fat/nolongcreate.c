@@ -24,24 +24,24 @@
 #include <unistd.h>
 #include <linux/loop.h>
 
+#include <linux/mount.h>
+#include <sys/syscall.h>
 #if __has_include("../wrappers.h")
 #include "../wrappers.h"
 #else
-/* a tree from before filesystems/wrappers.h: the two this test needs */
-#include <linux/mount.h>
-#include <sys/syscall.h>
-
+/* a tree from before filesystems/wrappers.h */
 static inline int sys_fsconfig(int fd, unsigned int cmd, const char *key,
 			       const char *value, int aux)
 {
 	return syscall(__NR_fsconfig, fd, cmd, key, value, aux);
 }
+#endif
 
-static inline int sys_fspick(int dfd, const char *path, unsigned int flags)
+/* not in ../wrappers.h: a test including it defines its own sys_fspick() */
+static inline int nlc_fspick(int dfd, const char *path, unsigned int flags)
 {
 	return syscall(__NR_fspick, dfd, path, flags);
 }
-#endif
 #include "../../kselftest_harness.h"
 
 #define SECTOR		512
@@ -321,7 +321,7 @@ static int fspick_flag(const char *key)
 {
 	int fd, err = 0;
 
-	fd = sys_fspick(AT_FDCWD, MNT, FSPICK_CLOEXEC);
+	fd = nlc_fspick(AT_FDCWD, MNT, FSPICK_CLOEXEC);
 	if (fd < 0)
 		return errno;
 	if (sys_fsconfig(fd, FSCONFIG_SET_FLAG, key, NULL, 0) ||
@@ -441,7 +441,28 @@ TEST_F(nolongcreate, remount_without_it_keeps_it)
 	EXPECT_EQ(ENAMETOOLONG, create_file("Long Name.txt", ""));
 }
 
-/* remount ignores values it cannot parse, as fat always did */
+/*
+ * On a case-sensitive mount vfat keeps negative dentries, and its dentry
+ * compare ignores trailing dots: a name looked up before must not change
+ * the name a create is judged and written with
+ */
+TEST_F(nolongcreate, lookup_before_create_keeps_the_name)
+{
+	struct stat st;
+
+	ASSERT_EQ(0, vol_mount(&self->vol, "vfat", "nolongcreate,check=strict"));
+	ASSERT_EQ(-1, stat(at("123"), &st));
+	EXPECT_EQ(EINVAL, create_file("123.", ""));
+	ASSERT_EQ(-1, stat(at("456."), &st));
+	EXPECT_EQ(0, create_file("456", ""));
+	ASSERT_EQ(0, vol_umount());
+
+	ASSERT_EQ(0, vol_mount(&self->vol, "vfat", "nolongcreate,check=strict"));
+	EXPECT_EQ(0, stat(at("456"), &st));
+	EXPECT_EQ(-1, stat(at("123"), &st));
+}
+
+/* a value given to either option fails the remount, as it fails a mount */
 TEST_F(nolongcreate, remount_refuses_a_value)
 {
 	ASSERT_EQ(0, vol_mount(&self->vol, "vfat", "nolongcreate"));

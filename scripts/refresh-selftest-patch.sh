@@ -103,7 +103,7 @@ patch_message() { # PATCH
 
 # git am of PATCH, then its whole message back in the commit.
 apply_patch() { # PATCH
-	git am -q "$1" || die "${1#"$REPO"/} does not apply"
+	git am -q -3 "$1" || die "${1#"$REPO"/} does not apply"
 	patch_message "$1"
 	# whitespace, not strip: a "#" line of the message is text, not a comment
 	git commit -q --amend --allow-empty --cleanup=whitespace -F "$TMP/commit-msg"
@@ -164,14 +164,23 @@ refresh() { # LINE
 	# refresh changes only what changed
 	abbrev=$(awk '/^index [0-9a-f]+\.\./ { split($2, h, "."); print length(h[1]); exit }' \
 		"$pdir"/[0-9][0-9][0-9][0-9]-*.patch 2>/dev/null || true)
+	cp "$pdir/series" "$pdir/series.old"
 	find "$pdir" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
 		! -name '0000-*' -delete
+	# entries of another directory (../fastpath/...), last in the series,
+	# stay as they are; only the line's own patches are written out
+	local -a ext=()
+	mapfile -t ext < <(grep '/' "$pdir/series.old" || true)
 	git format-patch -q --zero-commit --no-signature ${abbrev:+--abbrev="$abbrev"} \
-		-o "$pdir" pristine..series
-	for f in "$pdir"/[0-9][0-9][0-9][0-9]-*.patch; do
-		f=${f##*/}
-		[[ $f == 0000-* ]] || printf '%s\n' "$f"
-	done >"$pdir/series"
+		-o "$pdir" "pristine..series~${#ext[@]}"
+	{
+		for f in "$pdir"/[0-9][0-9][0-9][0-9]-*.patch; do
+			f=${f##*/}
+			[[ $f == 0000-* ]] || printf '%s\n' "$f"
+		done
+		printf '%s\n' "${ext[@]}"
+	} >"$pdir/series"
+	rm -f "$pdir/series.old"
 	cd "$REPO"
 	echo "$PROG: patches/$line/ regenerated:"
 	sed 's/^/  /' "$pdir/series"

@@ -42,6 +42,7 @@ static inline int nlc_fspick(int dfd, const char *path, unsigned int flags)
 {
 	return syscall(__NR_fspick, dfd, path, flags);
 }
+
 #include "../../kselftest_harness.h"
 
 #define SECTOR		512

@@ -8,6 +8,8 @@
  *   fat83 fix [--dry-run] [--map FILE] DIR
  *                                  rename each to an 8.3 name of its own
  *   fat83 name [--in DIR] NAME...  print the 8.3 name fix would give NAME
+ *   fat83 supported                exit 0 if the running kernel's vfat
+ *                                  takes nolongcreate (root: fsopen)
  *
  * Every name comes from the kernel's VFAT_IOCTL_READDIR_BOTH on each
  * directory's fd (the name the owner sees and the 8.3 alias); renames are
@@ -26,6 +28,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include <linux/magic.h>
@@ -35,6 +38,13 @@
 
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE (1 << 0)
+#endif
+
+#ifndef FSOPEN_CLOEXEC
+#define FSOPEN_CLOEXEC 0x00000001
+#endif
+#ifndef FSCONFIG_SET_FLAG
+#define FSCONFIG_SET_FLAG 0
 #endif
 
 #define FAT83_VERSION "1"
@@ -731,12 +741,71 @@ static int open_top(struct ctx *c, const char *dir)
 	return fd;
 }
 
+/* ---------------------------------------------------------- supported -- */
+
+/* A line of /proc/kallsyms naming symbol @sym: "ADDR TYPE SYM[\t[MOD]]". */
+static bool kallsyms_has(const char *sym)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512], *p;
+	size_t n = strlen(sym);
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		p = strchr(line, ' ');
+		p = p ? strchr(p + 1, ' ') : NULL;
+		found = p && !strncmp(p + 1, sym, n) &&
+			(p[n + 1] == '\n' || p[n + 1] == '\t');
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * Whether a vfat mount of this kernel takes nolongcreate, without a
+ * device: fsopen("vfat") (which loads the module) and the flag given to
+ * the context.  A vfat that parses its options itself (fs_context: 6.12
+ * does, 6.1 does not) refuses a key it does not know there; an older one (legacy
+ * context) takes any key and parses at mount time: then the series'
+ * exported helper in the kernel's symbols tells (the DKMS modules export
+ * it too).  Exit status 0: yes, 1: no, 2: cannot tell.
+ */
+static int supported(void)
+{
+	int fd = syscall(SYS_fsopen, "vfat", FSOPEN_CLOEXEC);
+	bool yes;
+
+	if (fd < 0) {
+		if (errno == ENODEV) {
+			printf("%s: no vfat in this kernel\n", prog);
+			return 1;
+		}
+		warnx("fsopen vfat: %s%s", strerror(errno),
+		      errno == EPERM ? " (needs root)" : "");
+		return 2;
+	}
+	if (syscall(SYS_fsconfig, fd, FSCONFIG_SET_FLAG, "nolongcreate", NULL, 0)) {
+		yes = false;
+	} else if (syscall(SYS_fsconfig, fd, FSCONFIG_SET_FLAG,
+			   "fat83-no-such-option", NULL, 0)) {
+		yes = true;		/* vfat parsed the key: it knows it */
+	} else {
+		yes = kallsyms_has("fat_short_name_shown");
+	}
+	close(fd);
+	printf("%s: this kernel's vfat %s nolongcreate\n", prog, yes ? "takes" : "lacks");
+	return yes ? 0 : 1;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: fat83 check [--case] DIR\n"
 "       fat83 fix [--dry-run] [--map FILE] DIR\n"
 "       fat83 name [--in DIR] NAME...\n"
+"       fat83 supported\n"
 "\n"
 "Names on a vfat volume that readers of 8.3 names only (printer firmware,\n"
 "embedded FAT libraries, DOS) see under another name, e.g. BENCHY~1.GCO for\n"
@@ -755,7 +824,10 @@ static void usage(FILE *f)
 "                line: nothing is renamed).  Exit status 0: all done,\n"
 "                1: some not, 2: error.\n"
 "  name NAME...  print the 8.3 name fix would give each NAME; --in DIR: one\n"
-"                not taken in DIR.\n");
+"                not taken in DIR.\n"
+"  supported     whether the running kernel's vfat takes the nolongcreate\n"
+"                mount option (needs root).  Exit status 0: yes, 1: no,\n"
+"                2: cannot tell.\n");
 }
 
 int main(int argc, char **argv)
@@ -785,6 +857,13 @@ int main(int argc, char **argv)
 	if (!strcmp(sub, "--version")) {
 		printf("fat83 %s\n", FAT83_VERSION);
 		return 0;
+	}
+	if (!strcmp(sub, "supported")) {
+		if (argc != 2) {
+			usage(stderr);
+			return 2;
+		}
+		return supported();
 	}
 	if (strcmp(sub, "check") && strcmp(sub, "fix") && strcmp(sub, "name")) {
 		warnx("unknown command '%s'", sub);

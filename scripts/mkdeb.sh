@@ -95,7 +95,7 @@ for l in "${LINES[@]}"; do
 		die "linux-source-$l is not installed"
 done
 # What the package is made of: the series, dkms/, fat83, this script.
-INPUTS=(dkms tools/fat83 scripts/mkdeb.sh)
+INPUTS=(dkms tools/fat83 tools/card scripts/mkdeb.sh)
 for l in "${LINES[@]}"; do INPUTS+=("patches/$l"); done
 # Debian native version: the newest line served, then the package's
 # revision, the number of commits that changed what the package is made of
@@ -131,7 +131,7 @@ fi
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 pkg=$TMP/vfat-nolongcreate-dkms-$PKGVER
-mkdir -p "$pkg/src" "$pkg/hooks" "$pkg/debian/source" "$pkg/fat83"
+mkdir -p "$pkg/src" "$pkg/hooks" "$pkg/debian/source" "$pkg/fat83" "$pkg/card"
 
 # --------------------------------------------- the series, as fs/fat diffs --
 declare -A NP=()
@@ -207,6 +207,7 @@ done
 # ------------------------------------------------------------ the package --
 cp "$REPO"/dkms/{Makefile,fat_version.c,vfat_version.c,msdos_version.c,nlc-prepare} "$pkg/src/"
 cp "$REPO"/tools/fat83/{Makefile,fat83.c,fat83.1,suggest.c,suggest.h,suggest_test.c} "$pkg/fat83/"
+cp "$REPO"/tools/card/{Makefile,nolongcreate-card,nolongcreate-card.8,61-vfat-nolongcreate.rules} "$pkg/card/"
 sed_repl() { printf '%s' "$1" | sed -e 's/[\\&|]/\\&/g'; }
 subst() {
 	sed -e "s|@PKG_VERSION@|$PKGVER|g" -e "s|@MAINTAINER@|$(sed_repl "$MAINT")|g" "$1"
@@ -219,7 +220,7 @@ chmod 755 "$pkg/hooks/kernel-hook" "$pkg/src/nlc-prepare"
 subst "$REPO/dkms/debian/control.in" >"$pkg/debian/control"
 subst "$REPO/dkms/debian/postinst.in" >"$pkg/debian/postinst"
 subst "$REPO/dkms/debian/prerm.in" >"$pkg/debian/prerm"
-cp "$REPO"/dkms/debian/{rules,copyright,postrm,triggers} "$pkg/debian/"
+cp "$REPO"/dkms/debian/{rules,copyright,postrm,triggers,vfat-nolongcreate-tools.postinst,vfat-nolongcreate-tools.postrm} "$pkg/debian/"
 cp "$REPO/dkms/debian/source/format" "$pkg/debian/source/"
 {
 	echo "vfat-nolongcreate-dkms ($PKGVER) bookworm; urgency=medium"
@@ -228,7 +229,8 @@ cp "$REPO/dkms/debian/source/format" "$pkg/debian/source/"
 		echo "  * patches/$l/series: the fs/fat part of ${NP[$l]} patches, checked on"
 		echo "    linux-source-$l ${SRCVER[$l]}, for the kernels of linux-source-$l."
 	done
-	echo "  * vfat-nolongcreate-tools: fat83 (check, fix, name) from tools/fat83."
+	echo "  * vfat-nolongcreate-tools: fat83 (check, fix, name, supported) from tools/fat83;"
+	echo "    nolongcreate-card and its udev rule for udisks2 from tools/card."
 	echo
 	echo " -- $MAINT  $(date -R -u -d "@$SOURCE_DATE_EPOCH")"
 } >"$pkg/debian/changelog"

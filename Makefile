@@ -12,7 +12,7 @@ ARGS ?=
 
 .PHONY: help check check-series shellcheck run debug shell bench fuzz fuzz-short \
 	lookdiff lookdiff-short kunit deb deb-check distro check-debian submission docs-check \
-	transcript fat83 fat83-test fat83-guest
+	transcript fat83 fat83-test fat83-guest card-guest
 
 help:
 	@echo 'make check         make docs-check, then on the three kernel lines (6.1, 6.12,'
@@ -74,6 +74,10 @@ help:
 	@echo "make fat83-guest   fat83 on mtools- and Linux-made cards in the 7.3 guest:"
 	@echo '                   plain and nolongcreate mounts, the raw 8.3 view after fix'
 	@echo '                   (tools/fat83/guest-test.sh; ~2 min with the kernel built)'
+	@echo "make card-guest    the desktop path in a Debian 12 guest (Debian's kernel, udev,"
+	@echo '                   D-Bus, udisks2): nolongcreate-card, udisksctl mount, the'
+	@echo "                   writers' table of docs/writers.md; with and without the DKMS"
+	@echo '                   modules (scripts/card-guest.sh, CARD_ARGS=--help; ~3 min)'
 	@echo 'make help          this text'
 	@echo 'Pass qemu-run.sh options with ARGS=..., e.g. make run ARGS=--verbose;'
 	@echo 'the kernel line with ARGS="--kernel 6.12" (run, debug, shell, bench, fuzz...)'
@@ -150,3 +154,6 @@ fat83-test:
 
 fat83-guest:
 	./tools/fat83/guest-test.sh $(ARGS)
+
+card-guest:
+	./scripts/card-guest.sh $(CARD_ARGS)

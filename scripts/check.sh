@@ -338,6 +338,26 @@ for kl in "${DLINES[@]}"; do
 	fi
 done
 
+# The card owner's desktop path (issue 25): Debian 12's kernel in a Debian
+# root with udev, D-Bus and the real udisks2, with the DKMS-built modules
+# (a marked card mounts with nolongcreate, the writers' table matches
+# docs/writers.md) and with its own (every card mounts, none with it):
+# scripts/card-guest.sh, after the deb-check above exported the kernel.
+if [[ " ${DLINES[*]} " == *" 6.1 "* ]]; then
+	echo "=== scripts/card-guest.sh"
+	t0=$SECONDS
+	out=$(scripts/card-guest.sh --cache "$CACHE" 2>&1)
+	rc=$?
+	printf '%s\n' "$out" | grep -v '^ok ' | tail -n 60
+	p=$(printf '%s\n' "$out" | grep -c '^ok ')
+	f=$(printf '%s\n' "$out" | grep -c '^not ok ')
+	if [[ $rc == 0 && $f == 0 && $p -gt 0 ]]; then
+		count distro "$p" 0 0; note ok "distro: card guest (udisks2, nolongcreate-card, writers' table): $p passed ($(elapsed "$t0"))"
+	else
+		count distro "$p" "$(( f > 0 ? f : 1 ))" 0; note FAIL "distro: card guest: $p passed, $f failed, exit $rc ($(elapsed "$t0"))"
+	fi
+fi
+
 echo "=== make check summary ($(elapsed "$START"))"
 printf '%s\n' "${LINES[@]}"
 for kl in "${RUN_LINES[@]}"; do

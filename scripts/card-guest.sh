@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# card-guest.sh: the card owner's desktop path, in a QEMU guest.
+set -euo pipefail
+
+PROG=${0##*/}
+REPO=$(cd "$(dirname "$0")/.." && pwd -P)
+CACHE=${VFAT_NOLONGCREATE_CACHE:-$HOME/.cache/vfat-nolongcreate}
+DKMS_MODES=(1 0)
+TIMEOUT=1200
+
+usage() {
+	cat <<EOF
+Usage: $PROG [--dkms | --no-dkms] [--cache DIR] [--timeout S]
+
+Boots Debian 12's own kernel in QEMU (TCG) in a Debian 12 root with
+systemd-udevd, the system D-Bus and the real udisks2 daemon (Debian's
+2.9.4), four vfat cards and a blank disk attached, and runs
+tools/card/guest-test.sh: the package vfat-nolongcreate-tools is
+installed (dpkg -i), one card is marked with nolongcreate-card, and
+udisksctl mounts each card as a desktop would.
+
+  --dkms      only the boot with the fat modules the DKMS package built
+              for that kernel (scripts/deb-check.sh --export): a marked
+              card mounts with nolongcreate, an unmarked one without,
+              -o nolongcreate works on any; then the writers' table
+              (tools/card/writers.sh), checked against docs/writers.md
+  --no-dkms   only the boot with the kernel's own modules (no option):
+              every card mounts, none with nolongcreate
+  (default: both boots)
+
+The root (debootstrap, ~250 MB) and the kernel's modules are kept in
+CACHE/card-guest.  Writes the guests' output to CACHE/card-guest/out-*.txt
+and the writers' table to CACHE/card-guest/writers.md.  Prints the TAP and
+"N passed, N failed, N skipped".  Exit status: 0 all passed, 1 failure, 2
+usage.
+EOF
+}
+
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	--dkms) DKMS_MODES=(1); shift ;;
+	--no-dkms) DKMS_MODES=(0); shift ;;
+	--cache) CACHE=$2; shift 2 ;;
+	--timeout) TIMEOUT=$2; shift 2 ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage >&2; exit 2 ;;
+	esac
+done
+die() {
+	echo "$PROG: $*" >&2
+	exit 1
+}
+step() { echo "== $PROG: $*"; }
+
+[[ $(id -u) == 0 ]] || die "needs root (debootstrap, chroot)"
+need=()
+for c in qemu-system-x86_64:qemu-system-x86 debootstrap:debootstrap cpio:cpio mkfs.vfat:dosfstools \
+	mcopy:mtools depmod:kmod; do
+	command -v "${c%%:*}" >/dev/null || need+=("${c#*:}")
+done
+if [[ ${#need[@]} -gt 0 ]]; then
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q </dev/null >/dev/null
+	apt-get install -y -q --no-install-recommends "${need[@]}" </dev/null >/dev/null
+fi
+
+W=$CACHE/card-guest
+mkdir -p "$W"
+exec 7>"$W/.lock"
+flock 7
+
+# ------------------------------------------------ package and the kernel --
+step "package: scripts/mkdeb.sh --reuse"
+"$REPO/scripts/mkdeb.sh" --reuse --out "$CACHE/deb-dkms" | tail -n 1
+# shellcheck source=/dev/null
+. "$CACHE/deb-dkms/package.env" # PKGVER DEB TOOLS_DEB
+EXPORT=$CACHE/deb-check-12/export
+step "Debian 12's kernel and the DKMS-built modules: scripts/deb-check.sh --export (kept while the package is the same)"
+"$REPO/scripts/deb-check.sh" --suite bookworm --line 6.1 --cache "$CACHE" --export "$EXPORT" --reuse-export |
+	tail -n 2
+# shellcheck source=/dev/null
+. "$EXPORT/export.env" # PKGVER SUITE KREL KVERSION LINE
+VMLINUZ=$EXPORT/$KREL/boot/vmlinuz-$KREL
+[[ -f $VMLINUZ ]] || die "no $VMLINUZ"
+
+# ------------------------------------------------------------- the root --
+# What the root holds; another list is another root.
+PKGS="udev dbus udisks2 kmod dosfstools mtools rsync vim-tiny libglib2.0-bin python3"
+ROOT_KEY="1 bookworm $PKGS"
+R=$W/root-12
+in_root() { unshare --mount --pid --fork --mount-proc="$R/proc" chroot "$R" "$@"; }
+if [[ $(cat "$W/root.key" 2>/dev/null) != "$ROOT_KEY" ]]; then
+	step "debootstrap bookworm + $PKGS"
+	rm -f "$W/root.key" "$W/base.cpio"
+	rm -rf "$R"
+	debootstrap --variant=minbase bookworm "$R" http://deb.debian.org/debian >"$W/debootstrap.log" 2>&1 ||
+		{ tail -n 20 "$W/debootstrap.log" >&2; die "debootstrap failed"; }
+	echo force-unsafe-io >"$R/etc/dpkg/dpkg.cfg.d/unsafe-io"
+	cat >"$R/etc/apt/sources.list" <<EOF
+deb http://deb.debian.org/debian bookworm main
+deb http://deb.debian.org/debian bookworm-updates main
+deb http://deb.debian.org/debian-security bookworm-security main
+EOF
+	# shellcheck disable=SC2086 # the list
+	{ in_root apt-get -q update && in_root env DEBIAN_FRONTEND=noninteractive \
+		apt-get -q -y --no-install-recommends install $PKGS; } >"$W/apt.log" 2>&1 ||
+		{ tail -n 20 "$W/apt.log" >&2; die "apt-get install in the root failed"; }
+	in_root apt-get clean
+	echo "$ROOT_KEY" >"$W/root.key"
+fi
+# The kernel's own modules the guest needs (virtio disks, loop, fat,
+# codepages), from its package, the version of the export.
+K=$W/kernel-$KREL
+if [[ ! -d $K/usr/lib/modules/$KREL ]]; then
+	step "linux-image-$KREL $KVERSION: the modules the guest needs"
+	rm -rf "$K" "$W/base.cpio"
+	mkdir -p "$K.tmp"
+	in_root sh -c "cd /tmp && apt-get -q download linux-image-$KREL=$KVERSION" >"$W/kdownload.log" 2>&1 ||
+		{ tail -n 5 "$W/kdownload.log" >&2; die "cannot download linux-image-$KREL=$KVERSION"; }
+	dpkg-deb -x "$R"/tmp/linux-image-"$KREL"_*.deb "$K.tmp/x"
+	rm -f "$R"/tmp/linux-image-*.deb
+	S=$K.tmp/x/lib/modules/$KREL
+	# usr/lib: the root's /lib is a link to it (an initramfs directory
+	# entry "lib" would replace the link)
+	mkdir -p "$K/usr/lib/modules/$KREL"
+	(cd "$S" && cp modules.order modules.builtin modules.builtin.modinfo "$K/usr/lib/modules/$KREL/" &&
+		find kernel \( -path 'kernel/drivers/virtio/*' -o -path 'kernel/drivers/block/virtio_blk.ko*' \
+			-o -path 'kernel/drivers/block/loop.ko*' -o -path 'kernel/fs/fat/*' -o -path 'kernel/fs/nls/*' \) \
+			-exec cp --parents {} "$K/usr/lib/modules/$KREL/" \;)
+	rm -rf "$K.tmp"
+fi
+if [[ ! -f $W/base.cpio ]]; then
+	step "the root as an initramfs"
+	(cd "$R" && find . -path ./proc/\* -prune -o -print | cpio -o -H newc --quiet) >"$W/base.cpio.tmp"
+	(cd "$K" && find . | cpio -o -H newc --quiet) >>"$W/base.cpio.tmp"
+	mv "$W/base.cpio.tmp" "$W/base.cpio"
+fi
+
+# ------------------------------------------------------------- the cards --
+mkcard() { # mkcard FILE SERIAL LABEL
+	rm -f "$1"
+	mkfs.vfat -C -F 16 -i "$2" -n "$3" "$1" 32768 >/dev/null
+	printf 'old\n' >"$W/old.txt"
+	MTOOLS_NO_VFAT=0 mcopy -i "$1" "$W/old.txt" "::Old Long Name.gcode"
+}
+
+fails=0 total=0
+for dkms in "${DKMS_MODES[@]}"; do
+	T=$W/run-$dkms
+	rm -rf "$T"
+	mkdir -p "$T/o/opt/nlc" "$T/o/usr/lib/modules/$KREL/updates/dkms"
+	mkcard "$T/c1.img" 1111AAAA PRINTER
+	mkcard "$T/c2.img" 2222BBBB STICK
+	mkcard "$T/c3.img" 3333CCCC OTHER
+	rm -f "$T/c4.img"
+	mkfs.vfat -C -F 16 -i 4444DDDD -n WRITERS "$T/c4.img" 32768 >/dev/null
+	truncate -s 8M "$T/blank.img"
+	cp "$TOOLS_DEB" "$T/o/opt/nlc/tools.deb"
+	cp "$REPO/tools/card/guest-test.sh" "$REPO/tools/card/writers.sh" "$T/o/opt/nlc/"
+	cat >"$T/o/init" <<'EOF'
+#!/bin/bash
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mkdir -p /dev/pts /run /tmp
+mount -t tmpfs run /run
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+bash /opt/nlc/guest-test.sh
+sync
+echo o >/proc/sysrq-trigger
+sleep 10
+EOF
+	chmod 755 "$T/o/init"
+	if [[ $dkms == 1 ]]; then
+		find "$EXPORT/$KREL/modules/updates/dkms" -name '*.ko*' | while read -r f; do
+			case $f in
+			*.ko.xz) xz -dc "$f" >"$T/o/usr/lib/modules/$KREL/updates/dkms/$(basename "$f" .xz)" ;;
+			*) cp "$f" "$T/o/usr/lib/modules/$KREL/updates/dkms/" ;;
+			esac
+		done
+	fi
+	(cd "$T/o" && find . | cpio -o -H newc --quiet) >"$T/overlay.cpio"
+	cat "$W/base.cpio" "$T/overlay.cpio" >"$T/initrd"
+	step "boot: Debian $KREL, $([[ $dkms == 1 ]] && echo "with the DKMS-built fat modules" || echo "its own fat modules (no nolongcreate)")"
+	t0=$SECONDS
+	out=$W/out-$dkms.txt
+	disks=() # by serial: the guest finds them in /dev/disk/by-id
+	for d in c1:printer c2:stick c3:other c4:writers blank:blank; do
+		disks+=(-drive "file=$T/${d%%:*}.img,if=none,id=${d#*:},format=raw"
+			-device "virtio-blk-pci,drive=${d#*:},serial=${d#*:}")
+	done
+	timeout "$TIMEOUT" qemu-system-x86_64 -machine q35 -accel tcg -cpu max -m 2048 -smp 1 \
+		-nographic -no-reboot -kernel "$VMLINUZ" -initrd "$T/initrd" \
+		-append "console=ttyS0 rdinit=/init panic=-1 quiet loglevel=3 nlc.dkms=$dkms nlc.pkgver=$PKGVER" \
+		"${disks[@]}" </dev/null >"$out" 2>&1 || true
+	tr -d '\r' <"$out" | sed -n '/^TAP version/,/^# card-guest:/p' | sed '/^--- writers/,/^--- end/d'
+	echo "   ($((SECONDS - t0)) s)"
+	p=$(tr -d '\r' <"$out" | grep -c '^ok ' || true)
+	f=$(tr -d '\r' <"$out" | grep -c '^not ok ' || true)
+	if ! tr -d '\r' <"$out" | grep -q '^# card-guest:'; then
+		echo "not ok - the guest did not finish (see $out)"
+		tail -n 20 "$out"
+		f=$((f + 1))
+	fi
+	if [[ $dkms == 1 ]]; then
+		tr -d '\r' <"$out" | sed -n '/^--- writers/,/^--- end/p' | sed '1d;$d' >"$W/writers.md"
+		if [[ ! -s $W/writers.md ]]; then
+			echo "not ok - writers' table: none from the guest"
+			f=$((f + 1))
+		elif diff -u <(sed -n '/^<!-- writers: begin/,/^<!-- writers: end/p' "$REPO/docs/writers.md" | sed '1d;$d') \
+			"$W/writers.md"; then
+			echo "ok - writers' table: docs/writers.md is what the guest measured"
+			p=$((p + 1))
+		else
+			echo "not ok - writers' table: docs/writers.md differs from what the guest measured ($W/writers.md)"
+			f=$((f + 1))
+		fi
+	fi
+	total=$((total + p + f))
+	fails=$((fails + f))
+done
+echo "$((total - fails)) passed, $fails failed, 0 skipped"
+[[ $fails == 0 ]]

@@ -6,8 +6,8 @@
 #
 #   option/    every patch of patches/7.3/series but the 8.3 fast path, with
 #              a cover letter: "fat: add the nolongcreate mount option to vfat"
-#   fastpath/  the 8.3 fast path, patches/fastpath/*.patch, with a cover
-#              letter (when there is one)
+#   fastpath/  the 8.3 fast path, patches/fastpath/*.patch; one patch
+#              goes without a cover letter, its notes below --- kept
 #
 # under <cache>/submission/.  Each applies to the upstream tag the pristine
 # tree equals in the paths the patches touch (v7.3-rc7 for Debian's
@@ -55,21 +55,29 @@ user.name / user.email, or GIT_AUTHOR_NAME / GIT_AUTHOR_EMAIL):
                                 letter "$OPTION_SUBJECT"
                                 (blurb: patches/$LINE/0000-cover-letter.patch)
   <cache>/submission/fastpath/  patches/fastpath/*.patch, the fast path on
-                                its own, with a cover letter (blurb:
-                                patches/fastpath/0000-cover-letter.patch, else
-                                a built-in one); left out, and said so, while
-                                patches/fastpath/ has no patch
+                                its own.  One patch goes alone, no cover
+                                letter: the notes below its --- (merge
+                                order, analysis of the figures) are kept,
+                                on a first posting too, with "It applies
+                                to <tag>." added.  A cover letter only for
+                                several patches or with
+                                patches/fastpath/0000-cover-letter.patch
+                                (its blurb, else a built-in one).  Left
+                                out, and said so, while patches/fastpath/
+                                has no patch
 
-written by git format-patch --cover-letter --thread, To: the maintainers
+written by git format-patch --thread, To: the maintainers
 and Cc: the reviewers and lists that the kernel tree's
 scripts/get_maintainer.pl names, plus ${EXTRA_TO[*]} (To),
 ${EXTRA_CC[*]} (Cc): fat reaches
 mainline through the VFS tree.  No base-commit: line (the pristine tree is
-a private import): the cover letters say which upstream tag the patches
-apply to, the tag of the Debian version in use (v7.3-rc7 for 7.3~rc7-1~exp1).
-A first posting carries no version notes: neither the cover's "Changes in
-vN" sections nor the notes below a patch's ---; with --version N they are
-kept.  The patches are made in a scratch clone, <cache>/submission/tree, of
+a private import): the cover letters (or a lone fast path's notes) say
+which upstream tag the patches apply to, the tag of the Debian version in
+use (v7.3-rc7 for 7.3~rc7-1~exp1).  A first posting carries no version
+notes: neither the cover's "Changes in vN" sections nor the notes below
+an option patch's ---; with --version N they are kept.  The fast path's
+notes are kept on any posting (no "Changes in vN" in them on a first
+one).  The patches are made in a scratch clone, <cache>/submission/tree, of
 the pristine linux-source-$LINE tree that ./qemu-run.sh --kernel $LINE keeps
 in <cache>/src/$LINE/linux (read only here).  Then checked, each posting
 on its own:
@@ -82,7 +90,8 @@ on its own:
     "does MAINTAINERS need updating?" warning passed over when MAINTAINERS
     covers every file a patch adds or deletes, as ./qemu-run.sh does);
   - no placeholder identity, no base-commit/prerequisite-patch-id line, the
-    tag named, the VFS recipients in every file;
+    tag named (in the cover letter, or below the --- of a fast path sent
+    without one), the VFS recipients in every file;
 and once: the pristine tree's version is the tag's, and none of the
 patches of Debian's source package (linux_<version>.debian.tar.xz, from
 Debian's archive, checked against its Sources index:
@@ -230,6 +239,13 @@ for p in "$FASTDIR"/*.patch; do
 	[[ -e $p && ${p##*/} != 0000-cover-letter.patch ]] && FASTPATH+=("$p")
 done
 SERIESNAMES=(option)
+# A cover letter for the fast path only when it is more than one patch or
+# has a hand-written one: a [PATCH 0/1] is unusual, the notes below the
+# patch's --- say what a cover would.
+FAST_COVER=0
+if [[ ${#FASTPATH[@]} -gt 1 || -f $FASTDIR/0000-cover-letter.patch ]]; then
+	FAST_COVER=1
+fi
 if [[ ${#FASTPATH[@]} -gt 0 ]]; then
 	SERIESNAMES+=(fastpath)
 else
@@ -355,14 +371,18 @@ VARGS=() VPFX=
 if [[ $VERSION != 1 ]]; then
 	VARGS=(-v "$VERSION") VPFX=v$VERSION-
 fi
-# format_patch DIR RANGE [ARGS...]: the cover letter's From: is the
+# has_cover NAME: whether posting NAME gets a cover letter.
+has_cover() { [[ $1 == option || $FAST_COVER == 1 ]]; }
+
+# format_patch NAME DIR RANGE [ARGS...]: the cover letter's From: is the
 # committer, hence the sender here too.
 format_patch() {
-	local dir=$1 range=$2
-	shift 2
+	local name=$1 dir=$2 range=$3 cover=--cover-letter
+	shift 3
+	has_cover "$name" || cover=--no-cover-letter
 	rm -rf "$dir"
 	GIT_COMMITTER_NAME=$SENDER_NAME GIT_COMMITTER_EMAIL=$SENDER_EMAIL \
-		run git_t format-patch -q --cover-letter --thread --no-base \
+		run git_t format-patch -q "$cover" --thread --no-base \
 		"${VARGS[@]}" -o "$dir" "$@" "$range" ||
 		fail "git format-patch $range failed"
 }
@@ -462,10 +482,15 @@ notes_of() {
 		END { for (i = 1; i <= last; i++) print l[i] }' "$1"
 }
 
-# put_notes SRC OUTFILE: a reroll (--version N) keeps the notes of the
-# source patch SRC, put back under the --- of the written patch.
+# put_notes SRC OUTFILE [LINE]: the notes of the source patch SRC put back
+# under the --- of the written patch (a reroll's, and the fast path's), and
+# LINE after them unless they already name the tag.
 put_notes() {
 	notes_of "$1" >"$TMP/notes"
+	if [[ -n ${3:-} ]] && ! grep -qF "$TAG" "$TMP/notes"; then
+		[[ -s $TMP/notes ]] && echo >>"$TMP/notes"
+		printf '%s\n' "$3" >>"$TMP/notes"
+	fi
 	[[ -s $TMP/notes ]] || return 0
 	awk -v notes="$TMP/notes" '!done && $0 == "---" {
 			print; while ((getline l < notes) > 0) print l
@@ -507,8 +532,12 @@ else
 This patch makes vfat show plain ASCII 8.3 names, and rule entries out in
 lookups, from a per-mount table instead of converting every 8.3 name through
 the codepage and the iocharset one character at a time.  What readdir shows
-and what a lookup finds are unchanged.  It stands on its own: it does not
-depend on any other patch.  Its figures are in its commit message.
+and what a lookup finds are unchanged.  It depends on no other patch, but
+with the series "$OPTION_SUBJECT" that series goes first; this
+one then applies with git am -3 and should fold its second
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING") line, #if
+IS_ENABLED(CONFIG_KUNIT) block and FAT_KUNIT_TEST select block into the
+series' ones.  Its figures are in its commit message.
 EOB
 fi
 
@@ -525,10 +554,10 @@ done
 
 for s in "${SERIESNAMES[@]}"; do
 	range=$PRISTINE..${TIP[$s]}
-	format_patch "$TMP/$s" "$range"
+	format_patch "$s" "$TMP/$s" "$range"
 	recipients "$TMP/$s" >"$TMP/$s.recipients"
 	mapfile -t hdr <"$TMP/$s.recipients"
-	format_patch "$STAGE/$s" "$range" "${hdr[@]}"
+	format_patch "$s" "$STAGE/$s" "$range" "${hdr[@]}"
 	if [[ $s == option ]]; then
 		subject=$OPTION_SUBJECT
 		srcs=("${OPTION[@]}")
@@ -542,11 +571,17 @@ for s in "${SERIESNAMES[@]}"; do
 		fi
 		srcs=("${FASTPATH[@]}")
 	fi
-	fill_cover "$STAGE/$s/${VPFX}0000-cover-letter.patch" "$subject" "$TMP/$s.blurb"
+	if has_cover "$s"; then
+		fill_cover "$STAGE/$s/${VPFX}0000-cover-letter.patch" "$subject" "$TMP/$s.blurb"
+	fi
 	mapfile -t outs < <(patches_in "$STAGE/$s")
 	[[ ${#outs[@]} -eq ${#srcs[@]} ]] ||
 		fail "format-patch wrote ${#outs[@]} patches for $s, not ${#srcs[@]}"
-	if [[ $VERSION != 1 ]]; then
+	# the fast path's notes (merge order, the figures' analysis) on any
+	# posting; without a cover letter they also name the tag
+	if [[ $s == fastpath ]] && ! has_cover "$s"; then
+		put_notes "${srcs[0]}" "${outs[0]}" "It applies to $TAG."
+	elif [[ $VERSION != 1 || $s == fastpath ]]; then
 		for i in "${!outs[@]}"; do
 			put_notes "${srcs[i]}" "${outs[i]}"
 		done
@@ -667,6 +702,9 @@ build_check() {
 for s in "${SERIESNAMES[@]}"; do
 	mapfile -t FILES < <(patches_in "$STAGE/$s")
 	cover=$STAGE/$s/${VPFX}0000-cover-letter.patch
+	# where the tag is named: the cover letter, else the (one) patch
+	tagfile=$cover
+	has_cover "$s" || tagfile=${FILES[0]}
 
 	# (2) git am of this posting alone onto the pristine tree
 	reset_tree
@@ -705,10 +743,10 @@ for s in "${SERIESNAMES[@]}"; do
 	fi
 	if grep -l -E '^(base-commit|prerequisite-patch-id):' "$STAGE/$s"/*.patch >/dev/null; then
 		notok "$s: a base-commit: or prerequisite-patch-id: line"
-	elif ! grep -qF "$TAG" "$cover"; then
-		notok "$s: the cover letter does not name $TAG"
+	elif ! grep -qF "$TAG" "$tagfile"; then
+		notok "$s: ${tagfile##*/} does not name $TAG"
 	else
-		ok "$s: no base-commit/prerequisite-patch-id line; the cover letter names $TAG"
+		ok "$s: no base-commit/prerequisite-patch-id line; ${tagfile##*/} names $TAG"
 	fi
 	missing=()
 	for f in "$STAGE/$s"/*.patch; do
@@ -726,7 +764,17 @@ for s in "${SERIESNAMES[@]}"; do
 	else
 		notok "$s: recipients missing: ${missing[*]}"
 	fi
-	if [[ $VERSION == 1 ]]; then
+	if [[ $VERSION == 1 && $s == fastpath ]]; then
+		# a first posting: the fast path's notes are kept, but carry no
+		# version history
+		vnotes=$(for p in "${FILES[@]}"; do notes_of "$p" | grep -E '^Changes (in|since) v[0-9]+' >/dev/null && echo "${p##*/}"; done
+			has_cover "$s" && grep -l -E '^Changes in v[0-9]+' "$cover"; true)
+		if [[ -z $vnotes ]]; then
+			ok "$s: a first posting: no \"Changes in vN\" in its notes or cover letter"
+		else
+			notok "$s: a first posting with version notes in: ${vnotes//$'\n'/ }"
+		fi
+	elif [[ $VERSION == 1 ]]; then
 		# a first posting: nothing between a patch's --- and its diffstat,
 		# no "Changes in vN" in the cover letter
 		vnotes=$(for p in "${FILES[@]}"; do [[ -n $(notes_of "$p") ]] && echo "${p##*/}"; done
@@ -767,7 +815,11 @@ list() { # SERIES DESCRIPTION
 echo "$PROG: written and checked, From: $SENDER, applying to $TAG"
 list option "option series (${#OPTION[@]} patches + cover letter)"
 if [[ ${#FASTPATH[@]} -gt 0 ]]; then
-	list fastpath "fast path (${#FASTPATH[@]} patch(es) + cover letter, on its own)"
+	if has_cover fastpath; then
+		list fastpath "fast path (${#FASTPATH[@]} patch(es) + cover letter, on its own)"
+	else
+		list fastpath "fast path (${#FASTPATH[@]} patch, no cover letter, on its own)"
+	fi
 	echo "Send each on its own: git send-email $OUT/option/*.patch; git send-email $OUT/fastpath/*.patch"
 else
 	echo "No fast path (patches/fastpath/ has no patch).  Send with: git send-email $OUT/option/*.patch"

@@ -743,58 +743,83 @@ static int open_top(struct ctx *c, const char *dir)
 
 /* ---------------------------------------------------------- supported -- */
 
-/* A line of /proc/kallsyms naming symbol @sym: "ADDR TYPE SYM[\t[MOD]]". */
-static bool kallsyms_has(const char *sym)
+/*
+ * Which of @n symbols /proc/kallsyms names ("ADDR TYPE SYM[\t[MOD]]"):
+ * bit i set for @syms[i].  -1 when it cannot be read or is empty
+ * (CONFIG_KALLSYMS off).
+ */
+static int kallsyms_has(const char *const *syms, int n)
 {
 	FILE *f = fopen("/proc/kallsyms", "r");
-	char line[512], *p;
-	size_t n = strlen(sym);
-	bool found = false;
+	char line[512], *p, *e;
+	int found = 0, lines = 0, i;
 
 	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		lines++;
 		p = strchr(line, ' ');
 		p = p ? strchr(p + 1, ' ') : NULL;
-		found = p && !strncmp(p + 1, sym, n) &&
-			(p[n + 1] == '\n' || p[n + 1] == '\t');
+		if (!p)
+			continue;
+		p++;
+		e = p + strcspn(p, "\t\n");
+		for (i = 0; i < n; i++)
+			if ((size_t)(e - p) == strlen(syms[i]) && !strncmp(p, syms[i], e - p))
+				found |= 1 << i;
 	}
 	fclose(f);
-	return found;
+	return lines ? found : -1;
 }
 
 /*
  * Whether a vfat mount of this kernel takes nolongcreate, without a
- * device: fsopen("vfat") (which loads the module) and the flag given to
- * the context.  A vfat that parses its options itself (fs_context: 6.12
- * does, 6.1 does not) refuses a key it does not know there; an older one (legacy
- * context) takes any key and parses at mount time: then the series'
- * exported helper in the kernel's symbols tells (the DKMS modules export
- * it too).  Exit status 0: yes, 1: no, 2: cannot tell.
+ * device.  Where vfat is loaded (or built in) and the kernel lists its
+ * symbols, the series' exported helper fat_short_name_shown tells (the
+ * DKMS modules export it too): a plain file read, which works where mount
+ * system calls are filtered (systemd-udevd's unit allows no fsopen).
+ * Otherwise fsopen("vfat") (which loads the module) and the flag given to
+ * the context: a vfat on the new mount API (6.12 has it, 6.1 not) refuses
+ * a key it does not know, an older one takes any key and parses at mount
+ * time, so then the symbols are asked again.  Exit status 0: yes, 1: no,
+ * 2: cannot tell.
  */
 static int supported(void)
 {
-	int fd = syscall(SYS_fsopen, "vfat", FSOPEN_CLOEXEC);
+	static const char *const syms[] = { "fat_short_name_shown", "vfat_lookup" };
+	int k = kallsyms_has(syms, 2), fd;
 	bool yes;
 
-	if (fd < 0) {
-		if (errno == ENODEV) {
-			printf("%s: no vfat in this kernel\n", prog);
-			return 1;
-		}
-		warnx("fsopen vfat: %s%s", strerror(errno),
-		      errno == EPERM ? " (needs root)" : "");
-		return 2;
-	}
-	if (syscall(SYS_fsconfig, fd, FSCONFIG_SET_FLAG, "nolongcreate", NULL, 0)) {
-		yes = false;
-	} else if (syscall(SYS_fsconfig, fd, FSCONFIG_SET_FLAG,
-			   "fat83-no-such-option", NULL, 0)) {
-		yes = true;		/* vfat parsed the key: it knows it */
+	if (k >= 0 && (k & 2)) {
+		yes = k & 1;
 	} else {
-		yes = kallsyms_has("fat_short_name_shown");
+		fd = syscall(SYS_fsopen, "vfat", FSOPEN_CLOEXEC);
+		if (fd < 0) {
+			if (errno == ENODEV) {
+				printf("%s: no vfat in this kernel\n", prog);
+				return 1;
+			}
+			warnx("fsopen vfat: %s%s", strerror(errno),
+			      errno == EPERM ? " (needs root, and mount system calls)" : "");
+			return 2;
+		}
+		if (syscall(SYS_fsconfig, fd, FSCONFIG_SET_FLAG, "nolongcreate", NULL, 0)) {
+			yes = false;
+		} else if (syscall(SYS_fsconfig, fd, FSCONFIG_SET_FLAG,
+				   "fat83-no-such-option", NULL, 0)) {
+			yes = true;		/* vfat parsed the key: it knows it */
+		} else {
+			k = kallsyms_has(syms, 2);
+			if (k < 0) {
+				close(fd);
+				warnx("vfat takes any option before the mount and "
+				      "/proc/kallsyms cannot tell");
+				return 2;
+			}
+			yes = k & 1;
+		}
+		close(fd);
 	}
-	close(fd);
 	printf("%s: this kernel's vfat %s nolongcreate\n", prog, yes ? "takes" : "lacks");
 	return yes ? 0 : 1;
 }

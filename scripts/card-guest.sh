@@ -8,15 +8,18 @@ PROG=${0##*/}
 REPO=$(cd "$(dirname "$0")/.." && pwd -P)
 CACHE=${VFAT_NOLONGCREATE_CACHE:-$HOME/.cache/vfat-nolongcreate}
 DKMS_MODES=(1 0)
+SUITES=(bookworm) # trixie: see docs/card-owner.md
 TIMEOUT=1200
 
 usage() {
 	cat <<EOF
-Usage: $PROG [--dkms | --no-dkms] [--cache DIR] [--timeout S]
+Usage: $PROG [--suite bookworm|trixie] [--dkms | --no-dkms] [--cache DIR]
+       [--timeout S]
 
-Boots Debian 12's own kernel in QEMU (TCG) in a Debian 12 root with
-systemd-udevd, the system D-Bus and the real udisks2 daemon (Debian's
-2.9.4), four vfat cards and a blank disk attached, and runs
+Boots Debian's own kernel in QEMU (TCG) in a Debian root of the same
+release with systemd-udevd, the system D-Bus and the real udisks2 daemon
+(Debian 12 "bookworm": 6.1, udisks2 2.9; Debian 13 "trixie": 6.12,
+udisks2 2.10), four vfat cards and a blank disk attached, and runs
 tools/card/guest-test.sh: the package vfat-nolongcreate-tools is
 installed (dpkg -i), one card is marked with nolongcreate-card, and
 udisksctl mounts each card as a desktop would.
@@ -29,10 +32,13 @@ udisksctl mounts each card as a desktop would.
   --no-dkms   only the boot with the kernel's own modules (no option):
               every card mounts, none with nolongcreate
   (default: both boots)
+  --suite S   the release: bookworm (default) or trixie (udisks2 2.10: its
+              guest does not get udisks2 running yet, docs/card-owner.md)
 
-The root (debootstrap, ~250 MB) and the kernel's modules are kept in
-CACHE/card-guest.  Writes the guests' output to CACHE/card-guest/out-*.txt
-and the writers' table to CACHE/card-guest/writers.md.  Prints the TAP and
+The roots (debootstrap, ~250 MB each) and the kernels' modules are kept in
+CACHE/card-guest.  Writes the guests' output to
+CACHE/card-guest/out-SUITE-DKMS.txt and the writers' tables to
+CACHE/card-guest/writers-SUITE.md.  Prints the TAP and
 "N passed, N failed, N skipped".  Exit status: 0 all passed, 1 failure, 2
 usage.
 EOF
@@ -42,6 +48,9 @@ while [[ $# -gt 0 ]]; do
 	case $1 in
 	--dkms) DKMS_MODES=(1); shift ;;
 	--no-dkms) DKMS_MODES=(0); shift ;;
+	--suite)
+		[[ ${2:-} == bookworm || ${2:-} == trixie ]] || { usage >&2; exit 2; }
+		SUITES=("$2"); shift 2 ;;
 	--cache) CACHE=$2; shift 2 ;;
 	--timeout) TIMEOUT=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
@@ -76,150 +85,189 @@ step "package: scripts/mkdeb.sh --reuse"
 "$REPO/scripts/mkdeb.sh" --reuse --out "$CACHE/deb-dkms" | tail -n 1
 # shellcheck source=/dev/null
 . "$CACHE/deb-dkms/package.env" # PKGVER DEB TOOLS_DEB
-EXPORT=$CACHE/deb-check-12/export
-step "Debian 12's kernel and the DKMS-built modules: scripts/deb-check.sh --export (kept while the package is the same)"
-"$REPO/scripts/deb-check.sh" --suite bookworm --line 6.1 --cache "$CACHE" --export "$EXPORT" --reuse-export |
-	tail -n 2
-# shellcheck source=/dev/null
-. "$EXPORT/export.env" # PKGVER SUITE KREL KVERSION LINE
-VMLINUZ=$EXPORT/$KREL/boot/vmlinuz-$KREL
-[[ -f $VMLINUZ ]] || die "no $VMLINUZ"
+run_suite() {
+	local SUITE=$1 DEBVER LINE
+	case $SUITE in
+	bookworm) DEBVER=12 LINE=6.1 ;;
+	trixie) DEBVER=13 LINE=6.12 ;;
+	esac
+	EXPORT=$CACHE/deb-check-$DEBVER/export
+	step "Debian $DEBVER's kernel and the DKMS-built modules: scripts/deb-check.sh --export (kept while the package is the same)"
+	"$REPO/scripts/deb-check.sh" --suite "$SUITE" --line "$LINE" --cache "$CACHE" --export "$EXPORT" --reuse-export |
+		tail -n 2 || { echo "not ok - deb-check.sh --suite $SUITE"; fails=$((fails + 1)) total=$((total + 1)); return; }
+	# shellcheck source=/dev/null
+	. "$EXPORT/export.env" # PKGVER SUITE KREL KVERSION LINE
+	VMLINUZ=$EXPORT/$KREL/boot/vmlinuz-$KREL
+	[[ -f $VMLINUZ ]] || die "no $VMLINUZ"
 
-# ------------------------------------------------------------- the root --
-# What the root holds; another list is another root.
-PKGS="udev dbus udisks2 kmod dosfstools mtools rsync vim-tiny libglib2.0-bin python3"
-ROOT_KEY="1 bookworm $PKGS"
-R=$W/root-12
-in_root() { unshare --mount --pid --fork --mount-proc="$R/proc" chroot "$R" "$@"; }
-if [[ $(cat "$W/root.key" 2>/dev/null) != "$ROOT_KEY" ]]; then
-	step "debootstrap bookworm + $PKGS"
-	rm -f "$W/root.key" "$W/base.cpio"
-	rm -rf "$R"
-	debootstrap --variant=minbase bookworm "$R" http://deb.debian.org/debian >"$W/debootstrap.log" 2>&1 ||
-		{ tail -n 20 "$W/debootstrap.log" >&2; die "debootstrap failed"; }
-	echo force-unsafe-io >"$R/etc/dpkg/dpkg.cfg.d/unsafe-io"
-	cat >"$R/etc/apt/sources.list" <<EOF
-deb http://deb.debian.org/debian bookworm main
-deb http://deb.debian.org/debian bookworm-updates main
-deb http://deb.debian.org/debian-security bookworm-security main
-EOF
-	# shellcheck disable=SC2086 # the list
-	{ in_root apt-get -q update && in_root env DEBIAN_FRONTEND=noninteractive \
-		apt-get -q -y --no-install-recommends install $PKGS; } >"$W/apt.log" 2>&1 ||
-		{ tail -n 20 "$W/apt.log" >&2; die "apt-get install in the root failed"; }
-	in_root apt-get clean
-	echo "$ROOT_KEY" >"$W/root.key"
-fi
-# The kernel's own modules the guest needs (virtio disks, loop, fat,
-# codepages), from its package, the version of the export.
-K=$W/kernel-$KREL
-if [[ ! -d $K/usr/lib/modules/$KREL ]]; then
-	step "linux-image-$KREL $KVERSION: the modules the guest needs"
-	rm -rf "$K" "$W/base.cpio"
-	mkdir -p "$K.tmp"
-	in_root sh -c "cd /tmp && apt-get -q download linux-image-$KREL=$KVERSION" >"$W/kdownload.log" 2>&1 ||
-		{ tail -n 5 "$W/kdownload.log" >&2; die "cannot download linux-image-$KREL=$KVERSION"; }
-	dpkg-deb -x "$R"/tmp/linux-image-"$KREL"_*.deb "$K.tmp/x"
-	rm -f "$R"/tmp/linux-image-*.deb
-	S=$K.tmp/x/lib/modules/$KREL
-	# usr/lib: the root's /lib is a link to it (an initramfs directory
-	# entry "lib" would replace the link)
-	mkdir -p "$K/usr/lib/modules/$KREL"
-	(cd "$S" && cp modules.order modules.builtin modules.builtin.modinfo "$K/usr/lib/modules/$KREL/" &&
-		find kernel \( -path 'kernel/drivers/virtio/*' -o -path 'kernel/drivers/block/virtio_blk.ko*' \
-			-o -path 'kernel/drivers/block/loop.ko*' -o -path 'kernel/fs/fat/*' -o -path 'kernel/fs/nls/*' \) \
-			-exec cp --parents {} "$K/usr/lib/modules/$KREL/" \;)
-	rm -rf "$K.tmp"
-fi
-if [[ ! -f $W/base.cpio ]]; then
-	step "the root as an initramfs"
-	(cd "$R" && find . -path ./proc/\* -prune -o -print | cpio -o -H newc --quiet) >"$W/base.cpio.tmp"
-	(cd "$K" && find . | cpio -o -H newc --quiet) >>"$W/base.cpio.tmp"
-	mv "$W/base.cpio.tmp" "$W/base.cpio"
-fi
+	# ------------------------------------------------------------- the root --
+	# What the root holds; another list is another root.
+	PKGS="systemd-sysv udev dbus polkitd udisks2 kmod dosfstools mtools rsync vim-tiny libglib2.0-bin python3"
+	ROOT_KEY="2 $SUITE $PKGS"
+	R=$W/root-$DEBVER
+	in_root() { unshare --mount --pid --fork --mount-proc="$R/proc" chroot "$R" "$@"; }
+	if [[ $(cat "$R.key" 2>/dev/null) != "$ROOT_KEY" ]]; then
+		step "debootstrap $SUITE + $PKGS"
+		rm -f "$R.key" "$R.cpio"
+		rm -rf "$R"
+		debootstrap --variant=minbase "$SUITE" "$R" http://deb.debian.org/debian >"$W/debootstrap.log" 2>&1 ||
+			{ tail -n 20 "$W/debootstrap.log" >&2; die "debootstrap failed"; }
+		echo force-unsafe-io >"$R/etc/dpkg/dpkg.cfg.d/unsafe-io"
+		cat >"$R/etc/apt/sources.list" <<-EOF
+	deb http://deb.debian.org/debian $SUITE main
+	deb http://deb.debian.org/debian $SUITE-updates main
+	deb http://deb.debian.org/debian-security $SUITE-security main
+	EOF
+		# shellcheck disable=SC2086 # the list
+		{ in_root apt-get -q update && in_root env DEBIAN_FRONTEND=noninteractive \
+			apt-get -q -y --no-install-recommends install $PKGS; } >"$W/apt.log" 2>&1 ||
+			{ tail -n 20 "$W/apt.log" >&2; die "apt-get install in the root failed"; }
+		in_root apt-get clean
+		# The desktop's user, whom polkit lets use udisks2 as it lets an
+		# active local session (no logind session here); the console is
+		# the test's: no getty on it.
+		in_root useradd -m -u 1000 -s /bin/bash owner
+		mkdir -p "$R/etc/polkit-1/rules.d"
+		cat >"$R/etc/polkit-1/rules.d/50-card-guest.rules" <<-'EOF'
+		polkit.addRule(function(action, subject) {
+		    if (action.id.indexOf("org.freedesktop.udisks2.") == 0 && subject.user == "owner")
+		        return polkit.Result.YES;
+		});
+		EOF
+		for u in serial-getty@ttyS0.service getty@tty1.service systemd-timesyncd.service \
+			apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer fstrim.timer; do
+			ln -sf /dev/null "$R/etc/systemd/system/$u"
+		done
+		echo card-guest >"$R/etc/hostname"
+		echo "$ROOT_KEY" >"$R.key"
+	fi
+	# The kernel's own modules the guest needs (virtio disks, loop, fat,
+	# codepages), from its package, the version of the export.
+	K=$W/kernel-$KREL
+	if [[ ! -d $K/usr/lib/modules/$KREL ]]; then
+		step "linux-image-$KREL $KVERSION: the modules the guest needs"
+		rm -rf "$K" "$R.cpio"
+		mkdir -p "$K.tmp"
+		in_root sh -c "cd /tmp && apt-get -q download linux-image-$KREL=$KVERSION" >"$W/kdownload.log" 2>&1 ||
+			{ tail -n 5 "$W/kdownload.log" >&2; die "cannot download linux-image-$KREL=$KVERSION"; }
+		dpkg-deb -x "$R"/tmp/linux-image-"$KREL"_*.deb "$K.tmp/x"
+		rm -f "$R"/tmp/linux-image-*.deb
+		S=$K.tmp/x/usr/lib/modules/$KREL # Debian 13; Debian 12: /lib
+		[[ -d $S ]] || S=$K.tmp/x/lib/modules/$KREL
+		# usr/lib: the root's /lib is a link to it (an initramfs directory
+		# entry "lib" would replace the link)
+		mkdir -p "$K/usr/lib/modules/$KREL"
+		(cd "$S" && cp modules.order modules.builtin modules.builtin.modinfo "$K/usr/lib/modules/$KREL/" &&
+			find kernel \( -path 'kernel/drivers/virtio/*' -o -path 'kernel/drivers/block/virtio_blk.ko*' \
+				-o -path 'kernel/drivers/block/loop.ko*' -o -path 'kernel/fs/fat/*' -o -path 'kernel/fs/nls/*' \) \
+				-exec cp --parents {} "$K/usr/lib/modules/$KREL/" \;)
+		rm -rf "$K.tmp"
+	fi
+	if [[ ! -f $R.cpio ]]; then
+		step "the root as an initramfs"
+		(cd "$R" && find . -path ./proc/\* -prune -o -print | cpio -o -H newc --quiet) >"$R.cpio.tmp"
+		(cd "$K" && find . | cpio -o -H newc --quiet) >>"$R.cpio.tmp"
+		mv "$R.cpio.tmp" "$R.cpio"
+	fi
 
-# ------------------------------------------------------------- the cards --
-mkcard() { # mkcard FILE SERIAL LABEL
-	rm -f "$1"
-	mkfs.vfat -C -F 16 -i "$2" -n "$3" "$1" 32768 >/dev/null
-	printf 'old\n' >"$W/old.txt"
-	MTOOLS_NO_VFAT=0 mcopy -i "$1" "$W/old.txt" "::Old Long Name.gcode"
+	# ------------------------------------------------------------- the cards --
+	mkcard() { # mkcard FILE SERIAL LABEL
+		rm -f "$1"
+		mkfs.vfat -C -F 16 -i "$2" -n "$3" "$1" 32768 >/dev/null
+		printf 'old\n' >"$W/old.txt"
+		MTOOLS_NO_VFAT=0 mcopy -i "$1" "$W/old.txt" "::Old Long Name.gcode"
+	}
+
+	for dkms in "${DKMS_MODES[@]}"; do
+		T=$W/run-$DEBVER-$dkms
+		rm -rf "$T"
+		mkdir -p "$T/o/opt/nlc" "$T/o/usr/lib/modules/$KREL/updates/dkms"
+		mkcard "$T/c1.img" 1111AAAA PRINTER
+		mkcard "$T/c2.img" 2222BBBB STICK
+		mkcard "$T/c3.img" 3333CCCC OTHER
+		rm -f "$T/c4.img"
+		mkfs.vfat -C -F 16 -i 4444DDDD -n WRITERS "$T/c4.img" 32768 >/dev/null
+		truncate -s 8M "$T/blank.img"
+		cp "$TOOLS_DEB" "$T/o/opt/nlc/tools.deb"
+		cp "$REPO/tools/card/guest-test.sh" "$REPO/tools/card/writers.sh" "$T/o/opt/nlc/"
+		mkdir -p "$T/o/etc/systemd/system/multi-user.target.wants"
+		cat >"$T/o/etc/systemd/system/nlc-test.service" <<-'EOF'
+		[Unit]
+		Description=vfat-nolongcreate card test
+		After=systemd-udev-trigger.service systemd-udevd.service dbus.service polkit.service
+		Wants=polkit.service
+
+		[Service]
+		Type=oneshot
+		ExecStart=/bin/bash /opt/nlc/guest-test.sh
+		ExecStopPost=/bin/sh -c 'sync; systemctl --force poweroff'
+		StandardOutput=tty
+		StandardError=tty
+		TTYPath=/dev/ttyS0
+		EOF
+		ln -s ../nlc-test.service "$T/o/etc/systemd/system/multi-user.target.wants/nlc-test.service"
+		if [[ $dkms == 1 ]]; then
+			find "$EXPORT/$KREL/modules/updates/dkms" -name '*.ko*' | while read -r f; do
+				case $f in
+				*.ko.xz) xz -dc "$f" >"$T/o/usr/lib/modules/$KREL/updates/dkms/$(basename "$f" .xz)" ;;
+				*) cp "$f" "$T/o/usr/lib/modules/$KREL/updates/dkms/" ;;
+				esac
+			done
+		fi
+		# the module index of the stock modules plus these, made here: udev
+		# loads modules (virtio_blk...) long before a test could run depmod
+		rm -rf "$T/dep"
+		mkdir -p "$T/dep/lib/modules"
+		cp -a "$K/usr/lib/modules/$KREL" "$T/dep/lib/modules/"
+		cp -a "$T/o/usr/lib/modules/$KREL/updates" "$T/dep/lib/modules/$KREL/"
+		depmod -b "$T/dep" "$KREL" || die "depmod -b $T/dep $KREL failed"
+		cp "$T/dep/lib/modules/$KREL"/modules.*.bin "$T/dep/lib/modules/$KREL"/modules.{dep,alias,symbols,softdep,devname} \
+			"$T/o/usr/lib/modules/$KREL/"
+		(cd "$T/o" && find . | cpio -o -H newc --quiet) >"$T/overlay.cpio"
+		cat "$R.cpio" "$T/overlay.cpio" >"$T/initrd"
+		step "boot: Debian $DEBVER ($SUITE), $KREL, $([[ $dkms == 1 ]] && echo "with the DKMS-built fat modules" || echo "its own fat modules (no nolongcreate)")"
+		t0=$SECONDS
+		out=$W/out-$SUITE-$dkms.txt
+		disks=() # by serial: the guest finds them in /dev/disk/by-id
+		for d in c1:printer c2:stick c3:other c4:writers blank:blank; do
+			disks+=(-drive "file=$T/${d%%:*}.img,if=none,id=${d#*:},format=raw"
+				-device "virtio-blk-pci,drive=${d#*:},serial=${d#*:}")
+		done
+		timeout "$TIMEOUT" qemu-system-x86_64 -machine q35 -accel tcg -cpu max -m 2048 -smp 1 \
+			-nographic -no-reboot -kernel "$VMLINUZ" -initrd "$T/initrd" \
+			-append "console=ttyS0 rdinit=/sbin/init panic=-1 quiet loglevel=3 systemd.show_status=0 nlc.dkms=$dkms nlc.pkgver=$PKGVER" \
+			"${disks[@]}" </dev/null >"$out" 2>&1 || true
+		tr -d '\r' <"$out" | sed -n '/^TAP version/,/^# card-guest:/p' | sed '/^--- writers/,/^--- end/d'
+		echo "   ($((SECONDS - t0)) s)"
+		p=$(tr -d '\r' <"$out" | grep -c '^ok ' || true)
+		f=$(tr -d '\r' <"$out" | grep -c '^not ok ' || true)
+		if ! tr -d '\r' <"$out" | grep -q '^# card-guest:'; then
+			echo "not ok - the guest did not finish (see $out)"
+			tail -n 20 "$out"
+			f=$((f + 1))
+		fi
+		if [[ $dkms == 1 ]]; then
+			tr -d '\r' <"$out" | sed -n '/^--- writers/,/^--- end/p' | sed '1d;$d' >"$W/writers-$SUITE.md"
+			if [[ ! -s $W/writers-$SUITE.md ]]; then
+				echo "not ok - writers' table: none from the guest"
+				f=$((f + 1))
+			elif diff -u <(sed -n '/^<!-- writers: begin/,/^<!-- writers: end/p' "$REPO/docs/writers.md" | sed '1d;$d') \
+				"$W/writers-$SUITE.md"; then
+				echo "ok - writers' table: docs/writers.md is what the guest measured"
+				p=$((p + 1))
+			else
+				echo "not ok - writers' table: docs/writers.md differs from what the guest measured ($W/writers-$SUITE.md)"
+				f=$((f + 1))
+			fi
+		fi
+		total=$((total + p + f))
+		fails=$((fails + f))
+	done
 }
 
 fails=0 total=0
-for dkms in "${DKMS_MODES[@]}"; do
-	T=$W/run-$dkms
-	rm -rf "$T"
-	mkdir -p "$T/o/opt/nlc" "$T/o/usr/lib/modules/$KREL/updates/dkms"
-	mkcard "$T/c1.img" 1111AAAA PRINTER
-	mkcard "$T/c2.img" 2222BBBB STICK
-	mkcard "$T/c3.img" 3333CCCC OTHER
-	rm -f "$T/c4.img"
-	mkfs.vfat -C -F 16 -i 4444DDDD -n WRITERS "$T/c4.img" 32768 >/dev/null
-	truncate -s 8M "$T/blank.img"
-	cp "$TOOLS_DEB" "$T/o/opt/nlc/tools.deb"
-	cp "$REPO/tools/card/guest-test.sh" "$REPO/tools/card/writers.sh" "$T/o/opt/nlc/"
-	cat >"$T/o/init" <<'EOF'
-#!/bin/bash
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev
-mkdir -p /dev/pts /run /tmp
-mount -t tmpfs run /run
-export PATH=/usr/sbin:/usr/bin:/sbin:/bin
-bash /opt/nlc/guest-test.sh
-sync
-echo o >/proc/sysrq-trigger
-sleep 10
-EOF
-	chmod 755 "$T/o/init"
-	if [[ $dkms == 1 ]]; then
-		find "$EXPORT/$KREL/modules/updates/dkms" -name '*.ko*' | while read -r f; do
-			case $f in
-			*.ko.xz) xz -dc "$f" >"$T/o/usr/lib/modules/$KREL/updates/dkms/$(basename "$f" .xz)" ;;
-			*) cp "$f" "$T/o/usr/lib/modules/$KREL/updates/dkms/" ;;
-			esac
-		done
-	fi
-	(cd "$T/o" && find . | cpio -o -H newc --quiet) >"$T/overlay.cpio"
-	cat "$W/base.cpio" "$T/overlay.cpio" >"$T/initrd"
-	step "boot: Debian $KREL, $([[ $dkms == 1 ]] && echo "with the DKMS-built fat modules" || echo "its own fat modules (no nolongcreate)")"
-	t0=$SECONDS
-	out=$W/out-$dkms.txt
-	disks=() # by serial: the guest finds them in /dev/disk/by-id
-	for d in c1:printer c2:stick c3:other c4:writers blank:blank; do
-		disks+=(-drive "file=$T/${d%%:*}.img,if=none,id=${d#*:},format=raw"
-			-device "virtio-blk-pci,drive=${d#*:},serial=${d#*:}")
-	done
-	timeout "$TIMEOUT" qemu-system-x86_64 -machine q35 -accel tcg -cpu max -m 2048 -smp 1 \
-		-nographic -no-reboot -kernel "$VMLINUZ" -initrd "$T/initrd" \
-		-append "console=ttyS0 rdinit=/init panic=-1 quiet loglevel=3 nlc.dkms=$dkms nlc.pkgver=$PKGVER" \
-		"${disks[@]}" </dev/null >"$out" 2>&1 || true
-	tr -d '\r' <"$out" | sed -n '/^TAP version/,/^# card-guest:/p' | sed '/^--- writers/,/^--- end/d'
-	echo "   ($((SECONDS - t0)) s)"
-	p=$(tr -d '\r' <"$out" | grep -c '^ok ' || true)
-	f=$(tr -d '\r' <"$out" | grep -c '^not ok ' || true)
-	if ! tr -d '\r' <"$out" | grep -q '^# card-guest:'; then
-		echo "not ok - the guest did not finish (see $out)"
-		tail -n 20 "$out"
-		f=$((f + 1))
-	fi
-	if [[ $dkms == 1 ]]; then
-		tr -d '\r' <"$out" | sed -n '/^--- writers/,/^--- end/p' | sed '1d;$d' >"$W/writers.md"
-		if [[ ! -s $W/writers.md ]]; then
-			echo "not ok - writers' table: none from the guest"
-			f=$((f + 1))
-		elif diff -u <(sed -n '/^<!-- writers: begin/,/^<!-- writers: end/p' "$REPO/docs/writers.md" | sed '1d;$d') \
-			"$W/writers.md"; then
-			echo "ok - writers' table: docs/writers.md is what the guest measured"
-			p=$((p + 1))
-		else
-			echo "not ok - writers' table: docs/writers.md differs from what the guest measured ($W/writers.md)"
-			f=$((f + 1))
-		fi
-	fi
-	total=$((total + p + f))
-	fails=$((fails + f))
+for suite in "${SUITES[@]}"; do
+	run_suite "$suite"
 done
 echo "$((total - fails)) passed, $fails failed, 0 skipped"
 [[ $fails == 0 ]]

@@ -338,11 +338,12 @@ for kl in "${DLINES[@]}"; do
 	fi
 done
 
-# The card owner's desktop path (issue 25): Debian 12's kernel in a Debian
-# root with udev, D-Bus and the real udisks2, with the DKMS-built modules
-# (a marked card mounts with nolongcreate, the writers' table matches
-# docs/writers.md) and with its own (every card mounts, none with it):
-# scripts/card-guest.sh, after the deb-check above exported the kernel.
+# The card owner's desktop path (issue 25): Debian 12's kernel in a
+# Debian 12 root booted by systemd with udev, D-Bus, polkit and the real
+# udisks2, with the DKMS-built modules (a marked card mounts with
+# nolongcreate, the writers' table matches docs/writers.md) and with its
+# own (every card mounts, none with it): scripts/card-guest.sh, after the
+# deb-check above exported the kernel.
 if [[ " ${DLINES[*]} " == *" 6.1 "* ]]; then
 	echo "=== scripts/card-guest.sh"
 	t0=$SECONDS

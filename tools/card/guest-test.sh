@@ -2,14 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck disable=SC2016 # sh -c scripts read the exported card variables
 #
-# In the Debian 12 guest of scripts/card-guest.sh, as a desktop has it:
-# systemd-udevd, the system D-Bus and the real udisks2 daemon, Debian's
-# own kernel with (nlc.dkms=1) or without (nlc.dkms=0) the fat modules the
-# DKMS package built.  Cards (virtio disks, by their serial): PRINTER
-# (UUID 1111-AAAA), STICK (2222-BBBB), OTHER (3333-CCCC), each holding "Old
-# Long Name.gcode" (mtools), WRITERS (4444-DDDD) empty, and a disk with no
-# filesystem.  TAP on stdout; with nlc.dkms=1 also the writers' table
-# (tools/card/writers.sh) between "--- writers" and "--- end".
+# In the Debian 12 or 13 guest of scripts/card-guest.sh, booted as a
+# desktop is: systemd as PID 1, systemd-udevd in its unit's sandbox, the
+# system D-Bus, polkitd, udisks2 started by D-Bus activation, and a user
+# "owner" (uid 1000) whom a polkit rule lets mount as an active desktop
+# session may; Debian's own kernel with (nlc.dkms=1) or without
+# (nlc.dkms=0) the fat modules the DKMS package built.  Cards (virtio
+# disks, by their serial): PRINTER (UUID 1111-AAAA), STICK (2222-BBBB),
+# OTHER (3333-CCCC), each holding "Old Long Name.gcode" (mtools), WRITERS
+# (4444-DDDD) empty, and a disk with no filesystem; "MY CARD" (5555-EEEE)
+# is made here and attached later, as a loop device.  Run by
+# nlc-test.service; TAP on the console; with nlc.dkms=1 also the writers'
+# table (tools/card/writers.sh) between "--- writers" and "--- end".
 set -u
 
 DKMS=0 PKGVER=
@@ -40,47 +44,56 @@ run() { # show a command and its output, as a transcript
 	"$@" 2>&1 | sed 's/^/#   /'
 	return "${PIPESTATUS[0]}"
 }
-umount_all() { for d in "$PRINTER" "$STICK" "$OTHER"; do mounted "$d" && udisksctl unmount -b "$d" >/dev/null 2>&1; done; true; }
+# udisksctl as the desktop's user
+as_owner() { runuser -u owner -- "$@"; }
+umount_all() { for d in "$PRINTER" "$STICK" "$OTHER" ${MYCARD:+"$MYCARD"}; do mounted "$d" && as_owner udisksctl unmount -b "$d" >/dev/null 2>&1; done; true; }
 # ENAMETOOLONG from touch: "File name too long"
-refused_long() { ! touch "$1" 2>/tmp/err && grep -q 'File name too long' /tmp/err && [ ! -e "$1" ]; }
+refused_long() { ! runuser -u owner -- touch "$1" 2>/tmp/err && grep -q 'File name too long' /tmp/err && [ ! -e "$1" ]; }
 card_props() { udevadm info --query=property --name="$1" | grep '^UDISKS_MOUNT_OPTIONS_VFAT_' || true; }
 
 # ---------------------------------------------------------------- boot --
 say "kernel $(uname -r), dkms=$DKMS"
-depmod -a
-/lib/systemd/systemd-udevd --daemon
-udevadm trigger --action=add --type=subsystems
-udevadm trigger --action=add --type=devices
 udevadm settle --timeout=120
-mkdir -p /run/dbus
-dbus-daemon --system --fork
-/usr/libexec/udisks2/udisksd --no-debug >/tmp/udisksd.log 2>&1 &
-for _ in $(seq 1 120); do udisksctl status >/dev/null 2>&1 && break; sleep 1; done
+for _ in $(seq 1 30); do timeout 10 runuser -u owner -- udisksctl status >/dev/null 2>&1 && break; sleep 2; done
 echo "TAP version 13"
 dev() { readlink -f "/dev/disk/by-id/virtio-$1"; }
-PRINTER=$(dev printer) STICK=$(dev stick) OTHER=$(dev other) WRITERS=$(dev writers) BLANK=$(dev blank)
+PRINTER=$(dev printer) STICK=$(dev stick) OTHER=$(dev other) WRITERS=$(dev writers) BLANK=$(dev blank) MYCARD=
 export PRINTER STICK OTHER WRITERS BLANK
 say "cards: PRINTER $PRINTER, STICK $STICK, OTHER $OTHER, WRITERS $WRITERS, no filesystem $BLANK"
-check "udisksd answers on the system bus (udisks2 $(dpkg-query -W -f '${Version}' udisks2))" udisksctl status
+check "PID 1 is systemd" test "$(cat /proc/1/comm)" = systemd
+check "systemd-udevd runs in its unit, with its system call filter" \
+	sh -c 'systemctl is-active -q systemd-udevd && systemctl show -p SystemCallFilter systemd-udevd | grep -q "SystemCallFilter=."'
+check "polkitd and udisks2 run as services" sh -c 'systemctl is-active -q polkit && systemctl is-active -q udisks2'
+check "udisksd answers the desktop's user (udisks2 $(dpkg-query -W -f '${Version}' udisks2))" as_owner timeout 10 udisksctl status
+if [ $fails != 0 ]; then
+	systemctl --no-pager status udisks2 polkit dbus 2>&1 | sed 's/^/# /'
+	journalctl --no-pager -b -u udisks2 -u polkit -u dbus 2>&1 | tail -n 30 | sed 's/^/# /'
+	echo "1..$n"
+	echo "# card-guest: $((n - fails)) passed, $fails failed"
+	exit 1
+fi
 check "the cards are there" test -b "$PRINTER" -a -b "$STICK" -a -b "$OTHER" -a -b "$WRITERS" -a -b "$BLANK"
 
-modprobe vfat
-if [ "$DKMS" = 1 ]; then
-	check "vfat in use is the package's ($PKGVER)" grep -qxF "$PKGVER" /sys/module/vfat/version
-else
-	check "vfat in use is the kernel's own (no version)" test ! -e /sys/module/vfat/version
-fi
-
 # ---------------------------------------------------------------- udisks --
-udisksctl mount -b "$OTHER" -o nolongcreate >/tmp/udisksctl.out 2>&1
+as_owner udisksctl mount -b "$OTHER" -o nolongcreate >/tmp/udisksctl.out 2>&1
+as_owner udisksctl mount -b "$STICK" >/dev/null 2>&1
 say "\$ udisksctl mount -b $OTHER -o nolongcreate"; sed 's/^/#   /' /tmp/udisksctl.out
 check "without the package, udisks2 refuses -o nolongcreate (not allowed)" \
 	grep -q "nolongcreate.* is not allowed" /tmp/udisksctl.out
+if [ "$DKMS" = 1 ]; then
+	check "vfat in use is the package's ($PKGVER)" grep -qxF "$PKGVER" /sys/module/vfat/version
+else
+	check "vfat in use is the kernel's own (no version)" sh -c 'test -d /sys/module/vfat && test ! -e /sys/module/vfat/version'
+fi
 umount_all
 
 dpkg -i /opt/nlc/tools.deb >/tmp/dpkg.out 2>&1
 check "dpkg -i vfat-nolongcreate-tools" test $? = 0
 udevadm settle
+A=$(sed -n "s/^BUILTIN_ALLOW='\(.*\)'$/\1/p" /usr/sbin/nolongcreate-card)
+D=$(sed -n "s/^BUILTIN_DEFAULTS='\(.*\)'$/\1/p" /usr/sbin/nolongcreate-card)
+check "nolongcreate-card's copies of udisks2's built-in vfat lists are the daemon's" \
+	sh -c "test -n '$A' && test -n '$D' && grep -aqF 'vfat_allow=$A' /usr/libexec/udisks2/udisksd && grep -aqF 'vfat_defaults=$D' /usr/libexec/udisks2/udisksd"
 if [ "$DKMS" = 1 ]; then
 	check "fat83 supported: yes" fat83 supported
 else
@@ -93,8 +106,9 @@ run nolongcreate-card status "$PRINTER"
 say "udev properties of $PRINTER:"; card_props "$PRINTER" | sed 's/^/#   /'
 say "udev properties of $STICK (not marked):"; card_props "$STICK" | sed 's/^/#   /'
 
-run udisksctl mount -b "$PRINTER"
+run as_owner udisksctl mount -b "$PRINTER"
 check "marked card: udisksctl mount" mounted "$PRINTER"
+check "mounted for the desktop's user (uid=1000, udisks2's \$UID)" has_opt "$PRINTER" uid=1000
 MP=$(mp_of "$PRINTER")
 say "/proc/mounts: $(grep "^$PRINTER " /proc/mounts)"
 if [ "$DKMS" = 1 ]; then
@@ -102,30 +116,30 @@ if [ "$DKMS" = 1 ]; then
 	check "marked card: udisks2's other defaults kept (shortname=mixed, showexec, utf8, flush)" \
 		sh -c "grep '^$PRINTER ' /proc/mounts | grep -q 'shortname=mixed,showexec,utf8,.*flush'"
 	check "marked card: a long name is refused (File name too long)" refused_long "$MP/Benchy Final.gcode"
-	check "marked card: an 8.3 name is written" touch "$MP/CUBE.GCO"
+	check "marked card: an 8.3 name is written" as_owner touch "$MP/CUBE.GCO"
 	check "marked card: the existing long name is read" grep -q old "$MP/Old Long Name.gcode"
 else
 	check "marked card, kernel without the option: mounted without it" sh -c '! grep "^$PRINTER " /proc/mounts | grep -q nolongcreate'
-	check "marked card, kernel without the option: a long name is written" touch "$MP/Benchy Final.gcode"
+	check "marked card, kernel without the option: a long name is written" as_owner touch "$MP/Benchy Final.gcode"
 fi
 umount_all
 
-run udisksctl mount -b "$STICK"
+run as_owner udisksctl mount -b "$STICK"
 check "unmarked card: udisksctl mount" mounted "$STICK"
 check "unmarked card: mounted without nolongcreate" sh -c '! grep "^$STICK " /proc/mounts | grep -q nolongcreate'
-check "unmarked card: a long name is written" touch "$(mp_of "$STICK")/Benchy Final.gcode"
+check "unmarked card: a long name is written" as_owner touch "$(mp_of "$STICK")/Benchy Final.gcode"
 umount_all
 
-run udisksctl mount -b "$OTHER" -o nolongcreate
+run as_owner udisksctl mount -b "$OTHER" -o nolongcreate
 if [ "$DKMS" = 1 ]; then
 	check "any card: udisksctl mount -o nolongcreate" has_opt "$OTHER" nolongcreate
 	check "any card: a long name is refused" refused_long "$(mp_of "$OTHER")/Benchy Final.gcode"
 	umount_all
-	run udisksctl mount -b "$PRINTER" -o longcreate
+	run as_owner udisksctl mount -b "$PRINTER" -o longcreate
 	check "marked card: -o longcreate overrides the mark" sh -c 'grep -q "^$PRINTER " /proc/mounts && ! grep "^$PRINTER " /proc/mounts | grep -q nolongcreate'
 	umount_all
 	run nolongcreate-card mark LABEL=STICK
-	run udisksctl mount -b "$STICK"
+	run as_owner udisksctl mount -b "$STICK"
 	check "card marked by LABEL=STICK: mounted with nolongcreate" has_opt "$STICK" nolongcreate
 	umount_all
 	run nolongcreate-card unmark LABEL=STICK
@@ -136,9 +150,52 @@ fi
 umount_all
 
 run nolongcreate-card unmark "$PRINTER"
-run udisksctl mount -b "$PRINTER"
+run as_owner udisksctl mount -b "$PRINTER"
 check "unmarked again: mounted without nolongcreate" sh -c 'grep -q "^$PRINTER " /proc/mounts && ! grep "^$PRINTER " /proc/mounts | grep -q nolongcreate'
 umount_all
+
+# A card plugged in later, marked by a label with a space (udev's
+# ID_FS_LABEL_ENC "MY\x20CARD"): a loop device, its "add" event.
+mkfs.vfat -C -F 16 -i 5555EEEE -n "MY CARD" /tmp/mycard.img 16384 >/dev/null
+run nolongcreate-card mark "LABEL=MY CARD"
+MYCARD=$(losetup -f --show /tmp/mycard.img)
+export MYCARD
+udevadm settle
+say "udev properties of $MYCARD (MY CARD):"; card_props "$MYCARD" | sed 's/^/#   /'
+run as_owner udisksctl mount -b "$MYCARD"
+if [ "$DKMS" = 1 ]; then
+	check "card plugged in later, marked by LABEL=MY CARD: mounted with nolongcreate" has_opt "$MYCARD" nolongcreate
+else
+	check "card plugged in later, marked by label, kernel without the option: mounted without it" \
+		sh -c 'grep -q "^$MYCARD " /proc/mounts && ! grep "^$MYCARD " /proc/mounts | grep -q nolongcreate'
+fi
+umount_all
+run nolongcreate-card unmark "LABEL=MY CARD"
+
+if [ "$DKMS" = 1 ]; then
+	# The administrator's own vfat_defaults in udisks2's mount_options.conf:
+	# the rule leaves them alone (a udev property would override them).
+	printf '[defaults]\nvfat_defaults=uid=$UID,gid=$GID,shortname=lower,utf8=1,flush\n' >/etc/udisks2/mount_options.conf
+	run nolongcreate-card mark "$PRINTER"
+	say "udev properties of $PRINTER:"; card_props "$PRINTER" | sed 's/^/#   /'
+	run as_owner udisksctl mount -b "$PRINTER"
+	check "mount_options.conf sets vfat_defaults: a marked card gets them, not the rule's" \
+		sh -c 'grep "^$PRINTER " /proc/mounts | grep -q shortname=lower && ! grep "^$PRINTER " /proc/mounts | grep -q nolongcreate'
+	run nolongcreate-card status "$PRINTER"
+	umount_all
+	run as_owner udisksctl mount -b "$PRINTER" -o nolongcreate
+	check "mount_options.conf sets vfat_defaults: -o nolongcreate still allowed" has_opt "$PRINTER" nolongcreate
+	umount_all
+	rm /etc/udisks2/mount_options.conf
+	run nolongcreate-card unmark "$PRINTER"
+else
+	for d in "$PRINTER" "$STICK" "$OTHER"; do
+		as_owner udisksctl mount -b "$d" >/dev/null 2>&1
+		check "kernel without the option: $d mounts, without nolongcreate" \
+			sh -c "grep -q '^$d ' /proc/mounts && ! grep '^$d ' /proc/mounts | grep -q nolongcreate"
+		umount_all
+	done
+fi
 
 cp /etc/vfat-nolongcreate/cards /tmp/cards.before
 run nolongcreate-card mark "$BLANK"

@@ -37,6 +37,7 @@ check() { # check DESCRIPTION COMMAND...: ok when COMMAND succeeds
 opts_of() { awk -v d="$1" '$1 == d { print $4 }' /proc/mounts; }
 has_opt() { case ",$(opts_of "$1")," in *",$2,"*) return 0 ;; esac; return 1; }
 mounted() { [ -n "$(opts_of "$1")" ]; }
+mounted_without() { mounted "$1" && ! has_opt "$1" "$2"; }
 mp_of() { awk -v d="$1" '$1 == d { print $2 }' /proc/mounts | sed 's/\\040/ /g'; }
 say() { echo "# $*"; }
 run() { # show a command and its output, as a transcript
@@ -119,14 +120,14 @@ if [ "$DKMS" = 1 ]; then
 	check "marked card: an 8.3 name is written" as_owner touch "$MP/CUBE.GCO"
 	check "marked card: the existing long name is read" grep -q old "$MP/Old Long Name.gcode"
 else
-	check "marked card, kernel without the option: mounted without it" sh -c '! grep "^$PRINTER " /proc/mounts | grep -q nolongcreate'
+	check "marked card, kernel without the option: mounted without it" mounted_without "$PRINTER" nolongcreate
 	check "marked card, kernel without the option: a long name is written" as_owner touch "$MP/Benchy Final.gcode"
 fi
 umount_all
 
 run as_owner udisksctl mount -b "$STICK"
 check "unmarked card: udisksctl mount" mounted "$STICK"
-check "unmarked card: mounted without nolongcreate" sh -c '! grep "^$STICK " /proc/mounts | grep -q nolongcreate'
+check "unmarked card: mounted without nolongcreate" mounted_without "$STICK" nolongcreate
 check "unmarked card: a long name is written" as_owner touch "$(mp_of "$STICK")/Benchy Final.gcode"
 umount_all
 
@@ -136,7 +137,7 @@ if [ "$DKMS" = 1 ]; then
 	check "any card: a long name is refused" refused_long "$(mp_of "$OTHER")/Benchy Final.gcode"
 	umount_all
 	run as_owner udisksctl mount -b "$PRINTER" -o longcreate
-	check "marked card: -o longcreate overrides the mark" sh -c 'grep -q "^$PRINTER " /proc/mounts && ! grep "^$PRINTER " /proc/mounts | grep -q nolongcreate'
+	check "marked card: -o longcreate overrides the mark" mounted_without "$PRINTER" nolongcreate
 	umount_all
 	run nolongcreate-card mark LABEL=STICK
 	run as_owner udisksctl mount -b "$STICK"
@@ -151,7 +152,7 @@ umount_all
 
 run nolongcreate-card unmark "$PRINTER"
 run as_owner udisksctl mount -b "$PRINTER"
-check "unmarked again: mounted without nolongcreate" sh -c 'grep -q "^$PRINTER " /proc/mounts && ! grep "^$PRINTER " /proc/mounts | grep -q nolongcreate'
+check "unmarked again: mounted without nolongcreate" mounted_without "$PRINTER" nolongcreate
 umount_all
 
 # A card plugged in later, marked by a label with a space (udev's
@@ -167,7 +168,7 @@ if [ "$DKMS" = 1 ]; then
 	check "card plugged in later, marked by LABEL=MY CARD: mounted with nolongcreate" has_opt "$MYCARD" nolongcreate
 else
 	check "card plugged in later, marked by label, kernel without the option: mounted without it" \
-		sh -c 'grep -q "^$MYCARD " /proc/mounts && ! grep "^$MYCARD " /proc/mounts | grep -q nolongcreate'
+		mounted_without "$MYCARD" nolongcreate
 fi
 umount_all
 run nolongcreate-card unmark "LABEL=MY CARD"
@@ -180,7 +181,7 @@ if [ "$DKMS" = 1 ]; then
 	say "udev properties of $PRINTER:"; card_props "$PRINTER" | sed 's/^/#   /'
 	run as_owner udisksctl mount -b "$PRINTER"
 	check "mount_options.conf sets vfat_defaults: a marked card gets them, not the rule's" \
-		sh -c 'grep "^$PRINTER " /proc/mounts | grep -q shortname=lower && ! grep "^$PRINTER " /proc/mounts | grep -q nolongcreate'
+		eval 'has_opt "$PRINTER" shortname=lower && mounted_without "$PRINTER" nolongcreate'
 	run nolongcreate-card status "$PRINTER"
 	umount_all
 	run as_owner udisksctl mount -b "$PRINTER" -o nolongcreate
@@ -192,7 +193,7 @@ else
 	for d in "$PRINTER" "$STICK" "$OTHER"; do
 		as_owner udisksctl mount -b "$d" >/dev/null 2>&1
 		check "kernel without the option: $d mounts, without nolongcreate" \
-			sh -c "grep -q '^$d ' /proc/mounts && ! grep '^$d ' /proc/mounts | grep -q nolongcreate"
+			mounted_without "$d" nolongcreate
 		umount_all
 	done
 fi

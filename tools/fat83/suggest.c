@@ -8,8 +8,79 @@
 
 #include "suggest.h"
 
-/* Rule 3's kept set, besides letters and digits. */
-static const char KEPT_PUNCT[] = "!#$%&'()-@^_`{}";
+/*
+ * Rule 3's kept set, besides letters and digits: the punctuation that both
+ * SdFat (FatFile::legal83Char: 0x21-0x7E but " * + , . / : ; < = > ? [ \ ] |)
+ * and FatFs (create_name: not * + , : ; < = > ? [ ] | " DEL) accept in an
+ * 8.3 name, less '^', which older SdFat (make83Name, in Marlin and Prusa's
+ * MK3 firmware) refuses, and '~' (rule 3).
+ */
+static const char KEPT_PUNCT[] = "!#$%&'()-@_`{}";
+
+/*
+ * Rule 3a: the Latin letters of U+00C0-U+017F (Latin-1 Supplement and
+ * Latin Extended-A) as the ASCII letters without their marks; "" where
+ * no one spelling is the obvious one (thorn, kra, eng) or no letter
+ * (multiplication and division signs): dropped.
+ */
+static const struct {
+	unsigned int lo, hi;
+	const char *as;
+} LATIN[] = {
+	{ 0xC0, 0xC5, "A" }, { 0xC6, 0xC6, "AE" }, { 0xC7, 0xC7, "C" },
+	{ 0xC8, 0xCB, "E" }, { 0xCC, 0xCF, "I" }, { 0xD0, 0xD0, "D" },
+	{ 0xD1, 0xD1, "N" }, { 0xD2, 0xD6, "O" }, { 0xD7, 0xD7, "" },
+	{ 0xD8, 0xD8, "O" }, { 0xD9, 0xDC, "U" }, { 0xDD, 0xDD, "Y" },
+	{ 0xDE, 0xDE, "" }, { 0xDF, 0xDF, "SS" },
+	{ 0xE0, 0xE5, "A" }, { 0xE6, 0xE6, "AE" }, { 0xE7, 0xE7, "C" },
+	{ 0xE8, 0xEB, "E" }, { 0xEC, 0xEF, "I" }, { 0xF0, 0xF0, "D" },
+	{ 0xF1, 0xF1, "N" }, { 0xF2, 0xF6, "O" }, { 0xF7, 0xF7, "" },
+	{ 0xF8, 0xF8, "O" }, { 0xF9, 0xFC, "U" }, { 0xFD, 0xFD, "Y" },
+	{ 0xFE, 0xFE, "" }, { 0xFF, 0xFF, "Y" },
+	{ 0x100, 0x105, "A" }, { 0x106, 0x10D, "C" }, { 0x10E, 0x111, "D" },
+	{ 0x112, 0x11B, "E" }, { 0x11C, 0x123, "G" }, { 0x124, 0x127, "H" },
+	{ 0x128, 0x131, "I" }, { 0x132, 0x133, "IJ" }, { 0x134, 0x135, "J" },
+	{ 0x136, 0x137, "K" }, { 0x138, 0x138, "" }, { 0x139, 0x142, "L" },
+	{ 0x143, 0x149, "N" }, { 0x14A, 0x14B, "" }, { 0x14C, 0x151, "O" },
+	{ 0x152, 0x153, "OE" }, { 0x154, 0x159, "R" }, { 0x15A, 0x161, "S" },
+	{ 0x162, 0x167, "T" }, { 0x168, 0x173, "U" }, { 0x174, 0x175, "W" },
+	{ 0x176, 0x178, "Y" }, { 0x179, 0x17E, "Z" }, { 0x17F, 0x17F, "S" },
+};
+
+/* The ASCII letters of code point @u by rule 3a, or "" */
+static const char *latin(unsigned int u)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(LATIN) / sizeof(LATIN[0]); i++)
+		if (u >= LATIN[i].lo && u <= LATIN[i].hi)
+			return LATIN[i].as;
+	return "";
+}
+
+/*
+ * The length of the UTF-8 sequence at @s (before @e) and its code point in
+ * *@u; a byte that starts no valid sequence is one byte long, *@u 0.
+ */
+static size_t utf8_char(const unsigned char *s, const unsigned char *e,
+			unsigned int *u)
+{
+	size_t n, i;
+
+	*u = 0;
+	if (*s < 0xC2 || *s > 0xF4)
+		return 1;
+	n = *s < 0xE0 ? 2 : *s < 0xF0 ? 3 : 4;
+	if ((size_t)(e - s) < n)
+		return 1;
+	for (i = 1; i < n; i++)
+		if ((s[i] & 0xC0) != 0x80)
+			return 1;
+	*u = *s & (0x7F >> n);
+	for (i = 1; i < n; i++)
+		*u = (*u << 6) | (s[i] & 0x3F);
+	return n;
+}
 
 static int kept(unsigned char c)
 {
@@ -22,16 +93,29 @@ static int kept(unsigned char c)
 	return 0;
 }
 
-/* The kept characters of [s, e), upper-cased, at most @max of them. */
+/*
+ * The kept characters of [s, e), upper-cased, the Latin letters as ASCII
+ * (rule 3a), at most @max of them.
+ */
 static size_t filter(const char *s, const char *e, char *out, size_t max)
 {
+	const unsigned char *p = (const unsigned char *)s;
+	const unsigned char *end = (const unsigned char *)e;
+	const char *as;
+	unsigned int u;
 	size_t n = 0;
 	int c;
 
-	for (; s < e && n < max; s++) {
-		c = kept((unsigned char)*s);
-		if (c)
-			out[n++] = (char)c;
+	while (p < end && n < max) {
+		if (*p < 0x80) {
+			c = kept(*p++);
+			if (c)
+				out[n++] = (char)c;
+			continue;
+		}
+		p += utf8_char(p, end, &u);
+		for (as = latin(u); *as && n < max; as++)
+			out[n++] = *as;
 	}
 	out[n] = 0;
 	return n;
@@ -94,14 +178,14 @@ static bool prefix_nocase(const char *s, const char *p, size_t n)
 
 bool fat83_is_device(const char *name)
 {
-	static const char *const dev[] = { "CON", "PRN", "AUX", "NUL" };
+	static const char *const dev[] = { "CON", "PRN", "AUX", "NUL", "CLOCK$" };
 	size_t n = strcspn(name, ".");
 	unsigned int i;
 
 	for (i = 0; i < sizeof(dev) / sizeof(dev[0]); i++)
-		if (n == 3 && prefix_nocase(name, dev[i], 3))
+		if (n == strlen(dev[i]) && prefix_nocase(name, dev[i], n))
 			return true;
-	if (n == 4 && name[3] >= '1' && name[3] <= '9' &&
+	if (n == 4 && name[3] >= '0' && name[3] <= '9' &&
 	    (prefix_nocase(name, "COM", 3) ||
 	     prefix_nocase(name, "LPT", 3)))
 		return true;

@@ -7,20 +7,28 @@
  *  1. Leading dots are dropped (".profile" has no extension: PROFILE).
  *  2. The extension is the part after the last remaining dot, the base is
  *     everything before it; a name without a dot (after 1) has no extension.
- *  3. From both, every character an 8.3 name cannot hold, or that fat83
- *     does not want in one, is dropped: space, the other dots,
+ *  3. From both, every character an 8.3 name cannot hold, or that an
+ *     8.3-only reader may not open, is dropped: space, the other dots,
  *     + , ; = [ ], the characters no FAT name holds (* ? < > | " : \ /),
  *     control characters, '~' (so that no name looks like a numeric tail
- *     BENCHY~1), and every non-ASCII character (each byte >= 0x80: one
+ *     BENCHY~1), '^' (older SdFat, in Marlin and Prusa firmware, refuses
+ *     it) and every non-ASCII character but the Latin letters of 3a (one
  *     UTF-8 character is dropped whole).  Letters are upper-cased.  Kept:
- *     A-Z 0-9 ! # $ % & ' ( ) - @ ^ _ ` { }
+ *     A-Z 0-9 ! # $ % & ' ( ) - @ _ ` { }: the punctuation both SdFat's
+ *     legal83Char and FatFs's create_name accept.
+ *  3a. A Latin letter of U+00C0-U+017F is its ASCII letter without its
+ *     marks (Ätzung: ATZUNG, Ł: L, Ð: D), Æ Œ ß Ĳ are AE OE SS IJ; thorn,
+ *     kra and eng (Þ ĸ Ŋ) have no one obvious spelling and are dropped.
+ *     Combining marks (a name in NFD, as macOS writes it) are dropped,
+ *     which leaves the letter they mark.  A byte that starts no valid
+ *     UTF-8 sequence is dropped alone.
  *  4. The base is its first 8 characters ("_" when nothing is left of
  *     it), the extension its first 3 (".gcode" -> GCO).
  * On a collision (the caller says which names are taken) the base is
  * varied with a decimal counter in its last characters, never a "~N" tail:
  * BENCHYFI.GCO, BENCHYF1.GCO ... BENCHYF9.GCO, BENCHY10.GCO ...  The DOS
- * device names (CON, PRN, AUX, NUL, COM1-9, LPT1-9, with any extension)
- * are always taken.
+ * device names (CON, PRN, AUX, NUL, CLOCK$, COM0-9, LPT0-9, with any
+ * extension) are always taken.
  */
 #ifndef FAT83_SUGGEST_H
 #define FAT83_SUGGEST_H
@@ -54,7 +62,7 @@ long fat83_suggest(const char *name,
 /*
  * Whether @name is an 8.3 name as fat83 writes one, ignoring letter case:
  * a base of 1-8 and an extension of 0-3 characters of the kept set of rule
- * 3, at most one dot, not first or last, no '~'.
+ * 3 (ASCII only), at most one dot, not first or last, no '~', no '^'.
  */
 bool fat83_is_83(const char *name);
 

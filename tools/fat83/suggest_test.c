@@ -47,8 +47,21 @@ static const struct {
 	{ "averyveryverylongname", "AVERYVER" },
 	{ "x.jpeg", "X.JPE" },
 	{ "name.", "NAME" },			/* (vfat strips it anyway) */
-	{ "Café Menu.gcode", "CAFMENU.GCO" },	/* non-ASCII dropped whole */
-	{ "Über.gcode", "BER.GCO" },
+	/* rule 3a: Latin letters without their marks */
+	{ "Café Menu.gcode", "CAFEMENU.GCO" },
+	{ "Über.gcode", "UBER.GCO" },
+	{ "Ätzung.gcode", "ATZUNG.GCO" },
+	{ "A\xcc\x88tzung.gcode", "ATZUNG.GCO" },	/* NFD: combining mark dropped */
+	{ "Straße.txt", "STRASSE.TXT" },
+	{ "Œuvre Æon.txt", "OEUVREAE.TXT" },
+	{ "Łódź.txt", "LODZ.TXT" },
+	{ "Ñandú 2×3.txt", "NANDU23.TXT" },	/* no letter: × dropped */
+	{ "Þór.txt", "OR.TXT" },		/* thorn: no one spelling, dropped */
+	{ "Ðes.gcode", "DES.GCO" },
+	{ "ÿ.txt", "Y.TXT" },
+	{ "ž.ÿé", "Z.YE" },
+	{ "\xe4" "bc.txt", "BC.TXT" },		/* Latin-1 byte, no UTF-8: dropped */
+	{ "Привет.txt", "_.TXT" },		/* not Latin: dropped whole */
 	{ "日本語.txt", "_.TXT" },		/* nothing left of the base */
 	{ "+++", "_" },
 	{ "pic.日本", "PIC" },			/* nothing left of the extension */
@@ -56,12 +69,22 @@ static const struct {
 	{ "STACKCHAN.RON", "STACKCHA.RON" },
 	{ "quick-start.gcode", "QUICK-ST.GCO" },
 	{ "it's (1) {x}.gcode", "IT'S(1){.GCO" },	/* kept punctuation */
+	{ "!#$%&'()-@_`{}", "!#$%&'()" },	/* all of it kept */
+	{ "x-@_`{}.g", "X-@_`{}.G" },
+	{ "a^b.txt", "AB.TXT" },		/* '^': older SdFat refuses it */
+	{ "a\"b*c/d:e<f>g?h|i\\j.txt", "ABCDEFGH.TXT" },	/* no FAT name holds them */
 	{ "a\tb.txt", "AB.TXT" },		/* control characters dropped */
 	{ "con.txt", "CON1.TXT" },		/* DOS device names are taken */
 	{ "aux", "AUX1" },
 	{ "Com1.gcode", "COM11.GCO" },
-	{ "com0.gcode", "COM0.GCO" },		/* COM0 is no device */
+	{ "com0.gcode", "COM01.GCO" },		/* COM0 and LPT0 too */
+	{ "lpt0", "LPT01" },
 	{ "lpt9", "LPT91" },
+	{ "Clock$.txt", "CLOCK$1.TXT" },
+	{ "nul.", "NUL1" },
+	{ "prn.gcode", "PRN1.GCO" },
+	{ "com10.txt", "COM10.TXT" },		/* no device: 5 characters */
+	{ "clock.txt", "CLOCK.TXT" },
 	{ "console.log", "CONSOLE.LOG" },
 };
 
@@ -110,6 +133,19 @@ static const struct {
 	{ ".ABC", 0 }, { "ABC.", 0 }, { "A.B.C", 0 }, { "", 0 },
 	{ "A B.TXT", 0 }, { "A+B.TXT", 0 }, { "BENCHY~1.GCO", 0 },
 	{ "IT'S(1){.GCO", 1 }, { "CAFÉ.TXT", 0 }, { "A/B", 0 },
+	{ "A^B.TXT", 0 }, { "A-B_C.TXT", 1 }, { "CLOCK$.TXT", 1 },
+};
+
+/* fat83_is_device */
+static const struct {
+	const char *name;
+	int want;
+} device[] = {
+	{ "CON", 1 }, { "con.txt", 1 }, { "PRN", 1 }, { "AUX.GCO", 1 },
+	{ "NUL", 1 }, { "CLOCK$", 1 }, { "clock$.x", 1 }, { "COM0", 1 },
+	{ "COM9.TXT", 1 }, { "LPT0", 1 }, { "lpt9", 1 }, { "COM", 0 },
+	{ "COM10", 0 }, { "CONX", 0 }, { "CLOCK", 0 }, { "XCON", 0 },
+	{ "COMA", 0 }, { "LPT", 0 },
 };
 
 static const char *taken_list;
@@ -155,6 +191,9 @@ int main(void)
 	for (i = 0; i < sizeof(is83) / sizeof(is83[0]); i++)
 		result(fat83_is_83(is83[i].name) == is83[i].want,
 		       "is_83 '%s': %s", is83[i].name, is83[i].want ? "yes" : "no");
+	for (i = 0; i < sizeof(device) / sizeof(device[0]); i++)
+		result(fat83_is_device(device[i].name) == device[i].want,
+		       "is_device '%s': %s", device[i].name, device[i].want ? "yes" : "no");
 	result(fat83_eq_nocase("Benchy.gco", "BENCHY.GCO") &&
 	       !fat83_eq_nocase("BENCHY.GCO", "BENCHY.GC"),
 	       "eq_nocase");

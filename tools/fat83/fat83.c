@@ -5,16 +5,24 @@
  * another name than its owner: a long name it sees as BENCHY~1.GCO.
  *
  *   fat83 check [--case] DIR       list them; exit 0 none, 1 some, 2 error
- *   fat83 fix [--dry-run] [--map FILE] DIR
- *                                  rename each to an 8.3 name of its own
+ *   fat83 fix [--dry-run] [--force] [--map FILE] [--journal FILE] DIR
+ *                                  rename each to an 8.3 name of its own,
+ *                                  each rename recorded first in DIR's
+ *                                  FAT83UND.LOG
+ *   fat83 undo [--journal FILE] DIR
+ *                                  rename them back, the last first
  *   fat83 name [--in DIR] NAME...  print the 8.3 name fix would give NAME
  *   fat83 supported                exit 0 if the running kernel's vfat
  *                                  takes nolongcreate (root: fsopen)
  *
  * Every name comes from the kernel's VFAT_IOCTL_READDIR_BOTH on each
  * directory's fd (the name the owner sees and the 8.3 alias); renames are
- * renameat2(RENAME_NOREPLACE), one atomic rename per entry.  The 8.3 names
- * are made by suggest.c.  See README.md.
+ * renameat2(RENAME_NOREPLACE), one atomic rename per entry, written and
+ * fsync'd to the undo journal before it is made; syncfs after each
+ * directory.  Left alone: dot-names, hidden and system entries (FAT
+ * attributes), System Volume Information, names over 255 bytes; an EFI
+ * System Partition or /boot is refused without --force.  Names are printed
+ * as `ls -b` does.  The 8.3 names are made by suggest.c.  See README.md.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,12 +30,16 @@
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <time.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -47,7 +59,7 @@
 #define FSCONFIG_SET_FLAG 0
 #endif
 
-#define FAT83_VERSION "1"
+#define FAT83_VERSION "2"
 #define MAX_DEPTH 64
 
 static const char *prog = "fat83";
@@ -109,12 +121,91 @@ static void to_lower(char *s)
 			*s += 'a' - 'A';
 }
 
+/*
+ * @s as `ls -b` prints a name: a backslash as \\, the control characters
+ * \a \b \t \n \v \f \r as such, every other control character, DEL, C1
+ * control and byte of no valid UTF-8 sequence as \ooo; spaces and
+ * printable UTF-8 as they are.  Into one of 8 rotating buffers.
+ */
+static const char *esc(const char *s)
+{
+	static char *buf[8];
+	static int next;
+	const unsigned char *p = (const unsigned char *)s, *e = p + strlen(s);
+	static const char cesc[] = "abtnvfr";
+	unsigned int u;
+	size_t n, k = 0, i;
+	char *o;
+
+	o = buf[next] = xrealloc(buf[next], 4 * strlen(s) + 1);
+	next = (next + 1) % 8;
+	while (p < e) {
+		if (*p == '\\') {
+			o[k++] = '\\';
+			o[k++] = '\\';
+			p++;
+		} else if (*p >= 0x07 && *p <= 0x0d) {
+			o[k++] = '\\';
+			o[k++] = cesc[*p - 0x07];
+			p++;
+		} else if (*p < 0x20 || *p == 0x7f) {
+			k += sprintf(o + k, "\\%03o", *p++);
+		} else if (*p < 0x80) {
+			o[k++] = (char)*p++;
+		} else {
+			n = fat83_utf8_char(p, e, &u);
+			if (!u || (u >= 0x80 && u < 0xa0)) {
+				for (i = 0; i < n; i++)
+					k += sprintf(o + k, "\\%03o", *p++);
+			} else {
+				memcpy(o + k, p, n);
+				k += n;
+				p += n;
+			}
+		}
+	}
+	o[k] = 0;
+	return o;
+}
+
+/* The reverse of esc(), in place; -1 on a bad escape. */
+static int unesc(char *s)
+{
+	static const char from[] = "abtnvfr\\", to[] = "\a\b\t\n\v\f\r\\";
+	char *o = s;
+	const char *f;
+
+	while (*s) {
+		if (*s != '\\') {
+			*o++ = *s++;
+			continue;
+		}
+		s++;
+		if (*s >= '0' && *s <= '3' && s[1] >= '0' && s[1] <= '7' &&
+		    s[2] >= '0' && s[2] <= '7') {
+			*o++ = (char)((s[0] - '0') << 6 | (s[1] - '0') << 3 | (s[2] - '0'));
+			s += 3;
+		} else if (*s && (f = strchr(from, *s))) {
+			*o++ = to[f - from];
+			s++;
+		} else {
+			return -1;
+		}
+	}
+	*o = 0;
+	return 0;
+}
+
 /* ------------------------------------------------ a directory's names -- */
 
 struct ent {
 	char *name;	/* what the owner sees: the long name, else the 8.3 one */
 	char *alias;	/* the 8.3 name as this mount shows it */
 	bool has_long;
+	bool cut;	/* the long name may be cut at 255 bytes by the ioctl */
+	unsigned long ino;
+	const char *skip;	/* why fat83 leaves it alone, or NULL */
+	bool subdir;		/* a directory of this mount, to walk */
 };
 
 struct dirlist {
@@ -163,6 +254,10 @@ static int read_dir(int fd, struct dirlist *dl)
 		dl->e = xrealloc(dl->e, (dl->n + 1) * sizeof(*dl->e));
 		e = &dl->e[dl->n++];
 		e->has_long = d[1].d_reclen > 0 && d[1].d_name[0];
+		e->cut = e->has_long && strlen(d[1].d_name) >= sizeof(d[1].d_name) - 1;
+		e->ino = d[1].d_ino;
+		e->skip = NULL;
+		e->subdir = false;
 		e->alias = xstrdup(d[0].d_name);
 		e->name = xstrdup(e->has_long ? d[1].d_name : d[0].d_name);
 	}
@@ -188,6 +283,7 @@ static enum kind classify(const struct ent *e, char reader[256])
 /* --------------------------------------------------------- the mount -- */
 
 struct mount {
+	char point[1024];	/* the mount point, as mountinfo escapes it */
 	char opts[1024];	/* the superblock options of mountinfo */
 	bool nolongcreate;
 	char shortname[16];
@@ -222,7 +318,7 @@ static bool has_opt(const char *opts, const char *o, char *val, size_t vsize)
  */
 static void mount_info(dev_t dev, struct mount *m)
 {
-	char line[4096], fstype[64], opts[1024];
+	char line[4096], fstype[64], opts[1024], point[1024];
 	unsigned int maj, min;
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	const char *force;
@@ -231,7 +327,7 @@ static void mount_info(dev_t dev, struct mount *m)
 	memset(m, 0, sizeof(*m));
 	strcpy(m->shortname, "?");
 	while (f && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%*s %*s %u:%u", &maj, &min) != 2 ||
+		if (sscanf(line, "%*s %*s %u:%u %*s %1023s", &maj, &min, point) != 3 ||
 		    maj != major(dev) || min != minor(dev))
 			continue;
 		sep = strstr(line, " - ");
@@ -240,6 +336,7 @@ static void mount_info(dev_t dev, struct mount *m)
 		if (strcmp(fstype, "vfat"))
 			continue;
 		snprintf(m->opts, sizeof(m->opts), "%s", opts);
+		snprintf(m->point, sizeof(m->point), "%s", point);
 		m->nolongcreate = has_opt(opts, "nolongcreate", NULL, 0);
 		if (!has_opt(opts, "shortname", m->shortname, sizeof(m->shortname)))
 			strcpy(m->shortname, "?");
@@ -265,16 +362,24 @@ struct mapent {
 struct item {
 	char *dir;	/* relative to the top, "" for the top */
 	char *old, *new;
+	char *alias;	/* the 8.3 name of old, before the rename */
 	bool mapped;
 	bool done;
 };
 
-enum cmd { CHECK, FIX };
+enum cmd { CHECK, FIX, UNDO };
+
+/* The undo journal's name at the top of the fixed tree (an 8.3 name) */
+#define JOURNAL_NAME "FAT83UND.LOG"
+#define JOURNAL_TMP "FAT83UND.TMP"
 
 struct ctx {
 	enum cmd cmd;
-	bool dry_run, show_case;
+	bool dry_run, show_case, force, rdonly;
 	const char *top;
+	const char *journal;	/* --journal FILE, or NULL: JOURNAL_NAME at the top */
+	int jdir, jfd;		/* the journal's directory and file, or -1 */
+	char jname[4096];	/* its name in jdir */
 	dev_t dev;
 	struct mount mnt;
 	struct mapent *map;
@@ -282,6 +387,7 @@ struct ctx {
 	struct item *items;
 	size_t nitems;
 	unsigned long nlong, ncase, errors, map_errors, skipped_case;
+	unsigned long nleft, noverlong;
 };
 
 /* The names a new entry of a directory must not take (any case). */
@@ -320,7 +426,7 @@ static void free_extra(struct taken *t)
 	t->extra = NULL;
 }
 
-static void add_item(struct ctx *c, const char *dir, const char *old,
+static void add_item(struct ctx *c, const char *dir, const struct ent *e,
 		     const char *new, bool mapped)
 {
 	struct item *it;
@@ -328,7 +434,8 @@ static void add_item(struct ctx *c, const char *dir, const char *old,
 	c->items = xrealloc(c->items, (c->nitems + 1) * sizeof(*c->items));
 	it = &c->items[c->nitems++];
 	it->dir = xstrdup(dir);
-	it->old = xstrdup(old);
+	it->old = xstrdup(e->name);
+	it->alias = xstrdup(e->alias);
 	it->new = xstrdup(new);
 	if (c->mnt.lower)
 		to_lower(it->new);
@@ -358,7 +465,12 @@ static void plan_dir(struct ctx *c, const char *rel, const struct dirlist *dl)
 	size_t i;
 	char *path;
 
+	/* the undo journal, made at the first rename */
+	if (!*rel && !c->journal)
+		add_extra(&t, JOURNAL_NAME);
 	for (i = 0; i < dl->n; i++) {
+		if (dl->e[i].skip)
+			continue;
 		path = join(rel, dl->e[i].name);
 		m = map_find(c, path);
 		if (m) {
@@ -369,12 +481,14 @@ static void plan_dir(struct ctx *c, const char *rel, const struct dirlist *dl)
 				c->map_errors++;
 			} else {
 				add_extra(&t, m->new);
-				add_item(c, rel, dl->e[i].name, m->new, true);
+				add_item(c, rel, &dl->e[i], m->new, true);
 			}
 		}
 		free(path);
 	}
 	for (i = 0; i < dl->n; i++) {
+		if (dl->e[i].skip)
+			continue;
 		path = join(rel, dl->e[i].name);
 		m = map_find(c, path);
 		free(path);
@@ -387,12 +501,12 @@ static void plan_dir(struct ctx *c, const char *rel, const struct dirlist *dl)
 			continue;
 		c->nlong++;
 		if (fat83_suggest(dl->e[i].name, is_taken, &t, out) < 0) {
-			warnx("%s/%s: no free 8.3 name", rel, dl->e[i].name);
+			warnx("%s/%s: no free 8.3 name", esc(rel), esc(dl->e[i].name));
 			c->errors++;
 			continue;
 		}
 		add_extra(&t, out);
-		add_item(c, rel, dl->e[i].name, out, false);
+		add_item(c, rel, &dl->e[i], out, false);
 	}
 	free_extra(&t);
 }
@@ -405,52 +519,118 @@ static void report_dir(struct ctx *c, const char *rel, const struct dirlist *dl)
 	char *path;
 
 	for (i = 0; i < dl->n; i++) {
+		if (dl->e[i].skip)
+			continue;
 		k = classify(&dl->e[i], reader);
 		if (k == K_OK || (k == K_CASE && !c->show_case))
 			continue;
 		path = join(rel, dl->e[i].name);
 		if (k == K_LONG) {
-			printf("%s: 8.3 readers see %s\n", path, reader);
+			printf("%s: 8.3 readers see %s\n", esc(path), esc(reader));
 			c->nlong++;
 		} else {
-			printf("%s: 8.3 readers see %s (other case)\n", path, reader);
+			printf("%s: 8.3 readers see %s (other case)\n", esc(path), esc(reader));
 			c->ncase++;
 		}
 		free(path);
 	}
 }
 
+/*
+ * Why fat83 leaves the entry @e of @dfd alone (NULL: it does not): not the
+ * owner's files, or ones the owner hid.  Its FAT attributes come from
+ * FAT_IOCTL_GET_ATTRIBUTES on the entry itself.
+ */
+static const char *leave_alone(struct ctx *c, int dfd, const char *rel,
+			       const struct ent *e)
+{
+	static char why[128];
+	uint32_t attr = 0;
+	int fd, err;
+
+	if (e->name[0] == '.')
+		return "a dot-name";
+	if (!*rel && fat83_eq_nocase(e->name, "System Volume Information"))
+		return "Windows' System Volume Information";
+	fd = openat(dfd, e->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || ioctl(fd, FAT_IOCTL_GET_ATTRIBUTES, &attr)) {
+		err = errno;
+		if (fd >= 0)
+			close(fd);
+		snprintf(why, sizeof(why), "its FAT attributes cannot be read: %s",
+			 strerror(err));
+		(void)c;
+		return why;
+	}
+	close(fd);
+	if (attr & ATTR_SYS)
+		return attr & ATTR_HIDDEN ? "system and hidden: FAT attributes"
+					  : "system: FAT attribute";
+	if (attr & ATTR_HIDDEN)
+		return "hidden: FAT attribute";
+	return NULL;
+}
+
 static void walk(struct ctx *c, int dfd, const char *rel, int depth)
 {
 	struct dirlist dl;
 	struct stat st;
+	struct ent *e;
 	size_t i;
 	int r, sub;
 	char *path;
 
 	r = read_dir(dfd, &dl);
 	if (r) {
-		warnx("%s/%s: cannot read the directory: %s", c->top, rel, strerror(-r));
+		warnx("%s/%s: cannot read the directory: %s", esc(c->top), esc(rel),
+		      strerror(-r));
 		c->errors++;
 		return;
+	}
+	/* first what is left alone, and the directories to walk */
+	for (i = 0; i < dl.n; i++) {
+		e = &dl.e[i];
+		path = join(rel, e->name);
+		if (!*rel && !c->journal && fat83_eq_nocase(e->name, JOURNAL_NAME)) {
+			e->skip = "fat83's undo journal";	/* silently */
+		} else if (fstatat(dfd, e->name, &st, AT_SYMLINK_NOFOLLOW) ||
+			   (e->cut && st.st_ino != e->ino)) {
+			if (e->cut) {
+				/* the ioctl gave the first 255 bytes of it */
+				printf("%s...: a long name over 255 bytes, which Linux cannot "
+				       "rename: left alone (8.3 readers see %s; rename it by that "
+				       "name: mv %s/%s%s%s NEWNAME)\n", esc(path), esc(e->alias),
+				       esc(c->top), esc(rel), *rel ? "/" : "", esc(e->alias));
+				e->skip = "over 255 bytes";
+				c->noverlong++;
+			} else {
+				warnx("%s/%s: %s", esc(c->top), esc(path), strerror(errno));
+				e->skip = "cannot stat";
+				c->errors++;
+			}
+		} else if ((e->skip = leave_alone(c, dfd, rel, e))) {
+			printf("left alone: %s%s (%s)\n", esc(path),
+			       S_ISDIR(st.st_mode) ? "/" : "", e->skip);
+			c->nleft++;
+		} else {
+			e->subdir = S_ISDIR(st.st_mode) && st.st_dev == c->dev;
+		}
+		free(path);
 	}
 	if (c->cmd == CHECK)
 		report_dir(c, rel, &dl);
 	for (i = 0; i < dl.n; i++) {
-		if (fstatat(dfd, dl.e[i].name, &st, AT_SYMLINK_NOFOLLOW)) {
-			warnx("%s/%s/%s: %s", c->top, rel, dl.e[i].name, strerror(errno));
-			c->errors++;
+		e = &dl.e[i];
+		if (!e->subdir)
 			continue;
-		}
-		if (!S_ISDIR(st.st_mode) || st.st_dev != c->dev)
-			continue;
-		path = join(rel, dl.e[i].name);
+		path = join(rel, e->name);
 		if (depth >= MAX_DEPTH) {
-			warnx("%s/%s: deeper than %d directories", c->top, path, MAX_DEPTH);
+			warnx("%s/%s: deeper than %d directories", esc(c->top), esc(path),
+			      MAX_DEPTH);
 			c->errors++;
-		} else if ((sub = openat(dfd, dl.e[i].name,
+		} else if ((sub = openat(dfd, e->name,
 					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
-			warnx("%s/%s: %s", c->top, path, strerror(errno));
+			warnx("%s/%s: %s", esc(c->top), esc(path), strerror(errno));
 			c->errors++;
 		} else {
 			walk(c, sub, path, depth + 1);
@@ -520,7 +700,7 @@ static int read_map(struct ctx *c, const char *file)
 		}
 		if (!fat83_is_83(tab + 1)) {
 			warnx("%s:%u: \"%s\" is no 8.3 name (1-8 characters, a dot and 0-3, of "
-			      "A-Z 0-9 ! # $ %% & ' ( ) - @ ^ _ ` { })", file, no, tab + 1);
+			      "A-Z 0-9 ! # $ %% & ' ( ) - @ _ ` { })", file, no, tab + 1);
 			bad++;
 			continue;
 		}
@@ -555,6 +735,120 @@ static int read_map(struct ctx *c, const char *file)
 	return bad ? -1 : 0;
 }
 
+/* ------------------------------------------------------ the journal -- */
+
+/*
+ * The undo journal: a text file, by default JOURNAL_NAME at the top of the
+ * fixed tree (on the card: it goes where the card goes, survives an
+ * unmount, and is an 8.3 name, so a nolongcreate mount takes it), else
+ * --journal FILE.  Lines: "# ..." comments, and
+ *   R<TAB>DIR<TAB>OLD<TAB>NEW<TAB>ALIAS   DIR/OLD is about to be renamed NEW
+ *   F<TAB>DIR<TAB>OLD<TAB>NEW<TAB>ALIAS   that rename failed: nothing changed
+ * DIR relative to the top ("" for the top), ALIAS the 8.3 name OLD had; each
+ * field escaped as esc() does (no tab or newline in it).  An R line is
+ * written and fsync'd before its rename; `fat83 undo` reads them all.
+ */
+static int journal_at(struct ctx *c, int top)
+{
+	const char *slash;
+	char dir[4096];
+
+	if (!c->journal) {
+		c->jdir = top;
+		snprintf(c->jname, sizeof(c->jname), "%s", JOURNAL_NAME);
+		if (c->mnt.lower)
+			to_lower(c->jname);
+		return 0;
+	}
+	slash = strrchr(c->journal, '/');
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - c->journal) : 1,
+		 slash ? (slash == c->journal ? "/" : c->journal) : ".");
+	snprintf(c->jname, sizeof(c->jname), "%s", slash ? slash + 1 : c->journal);
+	c->jdir = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (c->jdir < 0) {
+		warnx("%s: %s", esc(dir), strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static const char *journal_path(struct ctx *c)
+{
+	static char p[8192];
+
+	if (c->journal)
+		return c->journal;
+	snprintf(p, sizeof(p), "%s/%s", c->top, c->jname);
+	return p;
+}
+
+/* Open (create) the journal for appending, at the first rename. */
+static int journal_open(struct ctx *c)
+{
+	char head[512];
+	struct stat st;
+	time_t now = time(NULL);
+	int n;
+
+	c->jfd = openat(c->jdir, c->jname, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (c->jfd < 0 && !c->journal && (errno == EINVAL || errno == ENAMETOOLONG)) {
+		/* the mount shows the other case as typed */
+		if (c->mnt.lower)
+			to_upper(c->jname);
+		else
+			to_lower(c->jname);
+		c->jfd = openat(c->jdir, c->jname,
+				O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	}
+	if (c->jfd < 0 || fstat(c->jfd, &st)) {
+		warnx("%s: cannot write the undo journal: %s: nothing renamed",
+		      esc(journal_path(c)), strerror(errno));
+		return -1;
+	}
+	n = 0;
+	if (!st.st_size)
+		n = snprintf(head, sizeof(head),
+			"# fat83 undo journal: the renames of fat83 fix, each written here\n"
+			"# before it is made; \"fat83 undo DIR\" puts them back, the last first.\n"
+			"# R: about to rename DIR/OLD to NEW (ALIAS: OLD's 8.3 name); F: that\n"
+			"# rename failed.  R|F<TAB>DIR<TAB>OLD<TAB>NEW<TAB>ALIAS, escaped as ls -b.\n");
+	strftime(head + n, sizeof(head) - n, "# fix %Y-%m-%dT%H:%M:%SZ\n", gmtime(&now));
+	if (write(c->jfd, head, strlen(head)) != (ssize_t)strlen(head) || fsync(c->jfd)) {
+		warnx("%s: %s: nothing renamed", esc(journal_path(c)), strerror(errno));
+		close(c->jfd);
+		c->jfd = -1;
+		return -1;
+	}
+	printf("%s: each rename is recorded first in %s (fat83 undo%s%s %s puts them back)\n",
+	       prog, esc(journal_path(c)), c->journal ? " --journal " : "",
+	       c->journal ? esc(c->journal) : "", esc(c->top));
+	return 0;
+}
+
+/* One line, written and fsync'd; -1 (said) when it could not be. */
+static int journal_add(struct ctx *c, char kind, const struct item *it)
+{
+	char *line = NULL;
+	size_t len = 0;
+	FILE *m;
+	int ok;
+
+	if (c->jfd < 0 && journal_open(c))
+		return -1;
+	m = open_memstream(&line, &len);
+	if (!m)
+		return -1;
+	fprintf(m, "%c\t%s\t%s\t%s\t%s\n", kind, esc(it->dir), esc(it->old), esc(it->new),
+		esc(it->alias));
+	fclose(m);
+	ok = write(c->jfd, line, len) == (ssize_t)len && !fsync(c->jfd);
+	if (!ok)
+		warnx("%s: %s: %s not renamed", esc(journal_path(c)), strerror(errno),
+		      esc(it->old));
+	free(line);
+	return ok ? 0 : -1;
+}
+
 /* -------------------------------------------------------- the renames -- */
 
 static int open_rel(int top, const char *rel)
@@ -562,8 +856,9 @@ static int open_rel(int top, const char *rel)
 	return openat(top, *rel ? rel : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
-/* One rename, NOREPLACE; on EEXIST (a name that came since the walk) the
- * next candidate; on a refusal of the case the mount shows, the other case.
+/* One rename, NOREPLACE, recorded in the journal first; on EEXIST (a name
+ * that came since the walk) the next candidate; on a refusal of the case
+ * the mount shows, the other case.  -2: the journal cannot be written.
  */
 static int do_rename(struct ctx *c, int dfd, struct item *it)
 {
@@ -578,8 +873,18 @@ static int do_rename(struct ctx *c, int dfd, struct item *it)
 		to_lower(it->new);
 	else
 		to_upper(it->new);
-	while (renameat2(dfd, it->old, dfd, it->new, RENAME_NOREPLACE)) {
+	for (;;) {
+		if (journal_add(c, 'R', it)) {
+			free_extra(&t);
+			return -2;
+		}
+		if (!renameat2(dfd, it->old, dfd, it->new, RENAME_NOREPLACE))
+			break;
 		err = errno;
+		if (journal_add(c, 'F', it)) {
+			free_extra(&t);
+			return -2;
+		}
 		if ((err == ENAMETOOLONG || err == EINVAL) && !case_tried) {
 			/* the mount shows the other case as typed */
 			snprintf(out, sizeof(out), "%s", it->new);
@@ -588,7 +893,7 @@ static int do_rename(struct ctx *c, int dfd, struct item *it)
 				to_lower(out);
 			else
 				to_upper(out);
-			warnx("%s: the mount refused %s (%s); trying %s", it->old,
+			warnx("%s: the mount refused %s (%s); trying %s", esc(it->old),
 			      it->new, strerror(err), out);
 			case_tried = true;
 		} else if (err == EEXIST && !it->mapped) {
@@ -600,14 +905,14 @@ static int do_rename(struct ctx *c, int dfd, struct item *it)
 			err = fat83_suggest(it->old, is_taken, &t, out) < 0;
 			free_dirlist(&dl);
 			if (err) {
-				warnx("%s: no free 8.3 name", it->old);
+				warnx("%s: no free 8.3 name", esc(it->old));
 				goto fail;
 			}
 			if (lower)
 				to_lower(out);
 		} else {
-			warnx("%s%s%s -> %s: %s", it->dir, *it->dir ? "/" : "", it->old,
-			      it->new, strerror(err));
+			warnx("%s%s%s -> %s: %s", esc(it->dir), *it->dir ? "/" : "",
+			      esc(it->old), esc(it->new), strerror(err));
 			goto fail;
 		}
 		free(it->new);
@@ -638,7 +943,7 @@ static unsigned long verify_dir(struct ctx *c, int top, size_t from, size_t to)
 
 	dfd = open_rel(top, c->items[from].dir);
 	if (dfd < 0 || read_dir(dfd, &dl)) {
-		warnx("%s/%s: cannot read it back", c->top, c->items[from].dir);
+		warnx("%s/%s: cannot read it back", esc(c->top), esc(c->items[from].dir));
 		if (dfd >= 0)
 			close(dfd);
 		return to - from;
@@ -652,11 +957,11 @@ static unsigned long verify_dir(struct ctx *c, int top, size_t from, size_t to)
 			    fat83_eq_nocase(dl.e[j].name, c->items[i].new))
 				break;
 		if (j == dl.n) {
-			warnx("%s/%s: not found after the rename", c->top, c->items[i].new);
+			warnx("%s/%s: not found after the rename", esc(c->top), c->items[i].new);
 			bad++;
 		} else if (dl.e[j].has_long) {
 			warnx("%s/%s: the mount gave it a long name (%s) besides %s",
-			      c->top, c->items[i].new, dl.e[j].name, dl.e[j].alias);
+			      esc(c->top), c->items[i].new, esc(dl.e[j].name), dl.e[j].alias);
 			bad++;
 		}
 	}
@@ -668,16 +973,22 @@ static unsigned long verify_dir(struct ctx *c, int top, size_t from, size_t to)
 static int run_fix(struct ctx *c, int top)
 {
 	unsigned long done = 0, failed = 0, bad = 0;
+	bool dry = c->dry_run || c->rdonly, stop = false;
 	size_t i, from;
-	int dfd = -1;
+	int dfd = -1, r;
 
 	for (from = 0; from < c->nitems; from = i) {
 		for (i = from; i < c->nitems && !strcmp(c->items[i].dir, c->items[from].dir); i++)
 			;
-		if (!c->dry_run) {
+		if (stop) {
+			failed += i - from;
+			continue;
+		}
+		if (!dry) {
 			dfd = open_rel(top, c->items[from].dir);
 			if (dfd < 0) {
-				warnx("%s/%s: %s", c->top, c->items[from].dir, strerror(errno));
+				warnx("%s/%s: %s", esc(c->top), esc(c->items[from].dir),
+				      strerror(errno));
 				failed += i - from;
 				continue;
 			}
@@ -686,30 +997,412 @@ static int run_fix(struct ctx *c, int top)
 			struct item *it = &c->items[j];
 			const char *sl = *it->dir ? "/" : "";
 
-			if (!c->dry_run && do_rename(c, dfd, it)) {
+			if (!dry && (r = do_rename(c, dfd, it))) {
 				failed++;
+				if (r == -2) {
+					/* no journal: no rename */
+					stop = true;
+					failed += i - j - 1;
+					break;
+				}
 				continue;
 			}
-			printf("%s%s%s -> %s%s%s%s\n", it->dir, sl, it->old, it->dir, sl,
-			       it->new, it->mapped ? "  (map)" : "");
+			printf("%s%s%s -> %s%s%s%s\n", esc(it->dir), sl, esc(it->old),
+			       esc(it->dir), sl, it->new, it->mapped ? "  (map)" : "");
 			fflush(stdout);
 			done++;
 		}
-		if (!c->dry_run) {
+		if (!dry) {
+			/* the directory's renames on the card before the next one's */
+			if (syncfs(dfd))
+				warnx("%s/%s: syncfs: %s", esc(c->top), esc(c->items[from].dir),
+				      strerror(errno));
 			close(dfd);
 			bad += verify_dir(c, top, from, i);
 		}
 	}
-	if (c->dry_run)
+	if (c->jfd >= 0)
+		close(c->jfd);
+	if (c->rdonly)
+		printf("%s: read-only: %lu rename(s) planned under %s, nothing changed\n",
+		       prog, done, esc(c->top));
+	else if (c->dry_run)
 		printf("%s: dry run: %lu rename(s) planned under %s, nothing changed\n",
-		       prog, done, c->top);
+		       prog, done, esc(c->top));
 	else
 		printf("%s: %lu renamed, %lu failed, %lu still with a long name under %s\n",
-		       prog, done, failed, bad, c->top);
+		       prog, done, failed, bad, esc(c->top));
 	if (c->skipped_case)
 		printf("%s: %lu name(s) 8.3 readers see in another case left as they are "
 		       "(fat83 check --case lists them)\n", prog, c->skipped_case);
+	if (c->nleft || c->noverlong)
+		printf("%s: %lu entr%s left alone (dot-names, hidden or system), %lu name(s) "
+		       "over 255 bytes\n", prog, c->nleft, c->nleft == 1 ? "y" : "ies",
+		       c->noverlong);
+	if (c->rdonly)
+		return done ? 1 : 0;
 	return failed || bad ? 1 : 0;
+}
+
+/* ------------------------------------------------------------ undo -- */
+
+struct rec {
+	char kind;
+	char *dir, *old, *new, *alias;
+	unsigned int line;
+	enum { U_TODO, U_DONE, U_ALREADY, U_KEEP } state;
+};
+
+/* The R lines of the journal whose renames were made (an F line right
+ * after its R: not made).  -1 on a line that is no journal line.
+ */
+static int read_journal(struct ctx *c, struct rec **out, size_t *nout)
+{
+	struct rec *r = NULL, x;
+	size_t n = 0, cap = 0;
+	char *line = NULL, *f[5], *p;
+	unsigned int no = 0;
+	ssize_t len;
+	int fd, k, bad = 0;
+	FILE *fp;
+
+	fd = openat(c->jdir, c->jname, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || !(fp = fdopen(fd, "r"))) {
+		if (errno == ENOENT)
+			warnx("%s: no undo journal: nothing to undo (fat83 fix writes it)",
+			      esc(journal_path(c)));
+		else
+			warnx("%s: %s", esc(journal_path(c)), strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	while ((len = getline(&line, &cap, fp)) >= 0) {
+		no++;
+		if (len && line[len - 1] == '\n')
+			line[--len] = 0;
+		if (!len || line[0] == '#')
+			continue;
+		p = line;
+		for (k = 0; k < 5 && p; k++)
+			f[k] = strsep(&p, "\t");
+		if (k < 5 || p || strlen(f[0]) != 1 || (f[0][0] != 'R' && f[0][0] != 'F') ||
+		    unesc(f[1]) || unesc(f[2]) || unesc(f[3]) || unesc(f[4]) ||
+		    !*f[2] || !*f[3]) {
+			warnx("%s:%u: not a journal line", esc(journal_path(c)), no);
+			bad++;
+			continue;
+		}
+		x.kind = f[0][0];
+		if (x.kind == 'F') {
+			if (n && !strcmp(r[n - 1].dir, f[1]) && !strcmp(r[n - 1].old, f[2]) &&
+			    !strcmp(r[n - 1].new, f[3])) {
+				n--;
+				free(r[n].dir);
+				free(r[n].old);
+				free(r[n].new);
+				free(r[n].alias);
+			}
+			continue;
+		}
+		x.dir = xstrdup(f[1]);
+		x.old = xstrdup(f[2]);
+		x.new = xstrdup(f[3]);
+		x.alias = xstrdup(f[4]);
+		x.line = no;
+		x.state = U_TODO;
+		r = xrealloc(r, (n + 1) * sizeof(*r));
+		r[n++] = x;
+	}
+	free(line);
+	fclose(fp);
+	*out = r;
+	*nout = n;
+	return bad ? -1 : 0;
+}
+
+/* The journal again with the lines not undone; removed when none is left. */
+static int rewrite_journal(struct ctx *c, struct rec *r, size_t n)
+{
+	size_t i, kept = 0;
+	FILE *fp;
+	int fd;
+
+	for (i = 0; i < n; i++)
+		kept += r[i].state == U_KEEP;
+	if (!kept) {
+		if (unlinkat(c->jdir, c->jname, 0)) {
+			warnx("%s: %s", esc(journal_path(c)), strerror(errno));
+			return -1;
+		}
+		fsync(c->jdir);
+		return 0;
+	}
+	fd = openat(c->jdir, JOURNAL_TMP, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || !(fp = fdopen(fd, "w"))) {
+		warnx("%s: %s", JOURNAL_TMP, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	fprintf(fp, "# fat83 undo journal: the renames fat83 undo could not put back;\n"
+		    "# \"fat83 undo DIR\" tries them again.\n"
+		    "# R<TAB>DIR<TAB>OLD<TAB>NEW<TAB>ALIAS, escaped as ls -b.\n");
+	for (i = 0; i < n; i++)
+		if (r[i].state == U_KEEP)
+			fprintf(fp, "R\t%s\t%s\t%s\t%s\n", esc(r[i].dir), esc(r[i].old),
+				esc(r[i].new), esc(r[i].alias));
+	if (fflush(fp) || fsync(fd) || fclose(fp) ||
+	    renameat(c->jdir, JOURNAL_TMP, c->jdir, c->jname)) {
+		warnx("%s: %s", esc(journal_path(c)), strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Undo: the journal's renames back, the directories in the reverse order of
+ * the fix (a directory's own rename was made after its entries'), each
+ * directory's renames in their order (then vfat gives the old long names the
+ * same ~N aliases as before, where nothing else took them); each NOREPLACE,
+ * so a name that came back meanwhile is never replaced: reported, and left
+ * in the journal.
+ */
+static int run_undo(struct ctx *c, int top)
+{
+	unsigned long done = 0, already = 0, kept = 0, aliases = 0;
+	struct dirlist dl;
+	struct rec *r = NULL;
+	struct stat st;
+	size_t n = 0, i, j, from;
+	int dfd, err;
+	char *path, *pnew;
+
+	if (read_journal(c, &r, &n))
+		return 2;
+	printf("%s: %s: %zu rename(s) to put back, from %s\n", prog, esc(c->top), n,
+	       esc(journal_path(c)));
+	for (i = n; i > 0; i = from) {
+		for (from = i - 1; from > 0 && !strcmp(r[from - 1].dir, r[i - 1].dir); from--)
+			;
+		dfd = open_rel(top, r[from].dir);
+		if (dfd < 0) {
+			err = errno;
+			for (j = from; j < i; j++) {
+				warnx("%s/%s: %s: %s left in the journal", esc(c->top),
+				      esc(r[j].dir), strerror(err), esc(r[j].new));
+				r[j].state = U_KEEP;
+				kept++;
+			}
+			continue;
+		}
+		for (j = from; j < i; j++) {
+			path = join(r[j].dir, r[j].old);
+			pnew = join(r[j].dir, r[j].new);
+			if (!renameat2(dfd, r[j].new, dfd, r[j].old, RENAME_NOREPLACE)) {
+				printf("%s -> %s\n", esc(pnew), esc(path));
+				r[j].state = U_DONE;
+				done++;
+			} else if ((err = errno) == ENOENT &&
+				   !fstatat(dfd, r[j].old, &st, AT_SYMLINK_NOFOLLOW)) {
+				printf("%s: already under its old name (%s is not there)\n",
+				       esc(path), esc(r[j].new));
+				r[j].state = U_ALREADY;
+				already++;
+			} else {
+				if (err == EEXIST)
+					warnx("conflict: %s and %s both exist: neither renamed "
+					      "(left in the journal)", esc(path), esc(pnew));
+				else if (err == ENOENT)
+					warnx("conflict: neither %s nor %s is there (left in the "
+					      "journal)", esc(pnew), esc(path));
+				else
+					warnx("%s -> %s: %s (left in the journal)", esc(pnew),
+					      esc(path), strerror(err));
+				r[j].state = U_KEEP;
+				kept++;
+			}
+			free(path);
+			free(pnew);
+		}
+		if (syncfs(dfd))
+			warnx("%s/%s: syncfs: %s", esc(c->top), esc(r[from].dir), strerror(errno));
+		/* the 8.3 names the old long names have now */
+		if (!read_dir(dfd, &dl)) {
+			for (j = from; j < i; j++) {
+				size_t k;
+
+				if (r[j].state != U_DONE || !*r[j].alias)
+					continue;
+				for (k = 0; k < dl.n; k++)
+					if (!strcmp(dl.e[k].name, r[j].old))
+						break;
+				if (k < dl.n && !fat83_eq_nocase(dl.e[k].alias, r[j].alias)) {
+					path = join(r[j].dir, r[j].old);
+					printf("%s: 8.3 readers see %s now, %s before the fix\n",
+					       esc(path), esc(dl.e[k].alias), esc(r[j].alias));
+					free(path);
+					aliases++;
+				}
+			}
+			free_dirlist(&dl);
+		}
+		close(dfd);
+	}
+	err = rewrite_journal(c, r, n);
+	printf("%s: %lu put back, %lu already under their old names, %lu conflict(s) left "
+	       "in the journal under %s\n", prog, done, already, kept, esc(c->top));
+	if (aliases)
+		printf("%s: %lu old name(s) with another 8.3 name than before the fix\n",
+		       prog, aliases);
+	if (!kept && !err)
+		printf("%s: %s removed: every rename of it is undone\n", prog,
+		       esc(journal_path(c)));
+	for (i = 0; i < n; i++) {
+		free(r[i].dir);
+		free(r[i].old);
+		free(r[i].new);
+		free(r[i].alias);
+	}
+	free(r);
+	return err ? 2 : kept ? 1 : 0;
+}
+
+/* ---------------------------------------------------- the boot partition -- */
+
+/* The ESP's type GUID C12A7328-F81F-11D2-BA4B-00A0C93EC93B as stored */
+static const unsigned char ESP_GUID[16] = {
+	0x28, 0x73, 0x2a, 0xc1, 0x1f, 0xf8, 0xd2, 0x11,
+	0xba, 0x4b, 0x00, 0xa0, 0xc9, 0x3e, 0xc9, 0x3b,
+};
+
+static int read_sys(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+static uint64_t le(const unsigned char *p, int n)
+{
+	uint64_t v = 0;
+
+	while (n--)
+		v = v << 8 | p[n];
+	return v;
+}
+
+/* The partition type of @dev by its disk's partition table (MBR, GPT). */
+static bool esp_by_table(dev_t dev, char *why, size_t size)
+{
+	char p[256], buf[256], disk[300];
+	unsigned char s[4096];
+	unsigned int partno, lbs = 512, i;
+	uint64_t lba, nent, esz;
+	bool gpt = false, esp = false;
+	int fd;
+
+	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/partition", major(dev), minor(dev));
+	if (read_sys(p, buf, sizeof(buf)) || sscanf(buf, "%u", &partno) != 1 || !partno)
+		return false;
+	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/../uevent", major(dev), minor(dev));
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	i = read(fd, s, sizeof(s) - 1) > 0;
+	close(fd);
+	if (!i)
+		return false;
+	s[sizeof(s) - 1] = 0;
+	{
+		char *d = strstr((char *)s, "DEVNAME=");
+
+		if (!d)
+			return false;
+		d += 8;
+		snprintf(disk, sizeof(disk), "/dev/%.*s", (int)strcspn(d, "\n"), d);
+	}
+	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/../queue/logical_block_size",
+		 major(dev), minor(dev));
+	if (!read_sys(p, buf, sizeof(buf)))
+		sscanf(buf, "%u", &lbs);
+	if (lbs < 512 || lbs > sizeof(s))
+		lbs = 512;
+	fd = open(disk, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (pread(fd, s, 512, 0) == 512 && s[510] == 0x55 && s[511] == 0xaa) {
+		for (i = 0; i < 4; i++) {
+			if (s[446 + 16 * i + 4] == 0xee)
+				gpt = true;
+			if (i + 1 == partno && s[446 + 16 * i + 4] == 0xef) {
+				snprintf(why, size, "partition %u of %s has the MBR type 0xef "
+					 "(EFI System), read from its partition table", partno, disk);
+				esp = true;
+			}
+		}
+	}
+	if (!esp && gpt && pread(fd, s, lbs, lbs) == (ssize_t)lbs &&
+	    !memcmp(s, "EFI PART", 8)) {
+		lba = le(s + 72, 8);
+		nent = le(s + 80, 4);
+		esz = le(s + 84, 4);
+		if (partno <= nent && esz >= 16 &&
+		    pread(fd, s, 16, lba * lbs + (partno - 1) * esz) == 16 &&
+		    !memcmp(s, ESP_GUID, 16)) {
+			snprintf(why, size, "partition %u of %s has the GPT type "
+				 "C12A7328-F81F-11D2-BA4B-00A0C93EC93B (EFI System), read "
+				 "from its partition table", partno, disk);
+			esp = true;
+		}
+	}
+	close(fd);
+	return esp;
+}
+
+/*
+ * Whether the vfat fix would rename on is the boot or EFI System Partition:
+ * its mount point, udev's ID_PART_ENTRY_TYPE, or the partition table.
+ */
+static bool boot_partition(struct ctx *c, char *why, size_t size)
+{
+	static const char *const points[] = { "/boot", "/boot/efi", "/efi" };
+	char p[64], line[512], *v;
+	unsigned int i;
+	FILE *f;
+
+	for (i = 0; i < sizeof(points) / sizeof(points[0]); i++)
+		if (!strcmp(c->mnt.point, points[i])) {
+			snprintf(why, size, "it is mounted on %s", points[i]);
+			return true;
+		}
+	snprintf(p, sizeof(p), "/run/udev/data/b%u:%u", major(c->dev), minor(c->dev));
+	f = fopen(p, "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "E:ID_PART_ENTRY_TYPE=", 21))
+			continue;
+		v = line + 21;
+		v[strcspn(v, "\n")] = 0;
+		if (!strcasecmp(v, "c12a7328-f81f-11d2-ba4b-00a0c93ec93b") ||
+		    !strcasecmp(v, "0xef")) {
+			snprintf(why, size, "udev says its partition type is %.64s "
+				 "(ID_PART_ENTRY_TYPE: EFI System)", v);
+			fclose(f);
+			return true;
+		}
+	}
+	if (f)
+		fclose(f);
+	return esp_by_table(c->dev, why, size);
 }
 
 /* ------------------------------------------------------------- main -- */
@@ -717,26 +1410,28 @@ static int run_fix(struct ctx *c, int top)
 static int open_top(struct ctx *c, const char *dir)
 {
 	struct statfs sfs;
+	struct statvfs svfs;
 	struct stat st;
 	int fd;
 
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
-		warnx("%s: %s", dir, strerror(errno));
+		warnx("%s: %s", esc(dir), strerror(errno));
 		return -1;
 	}
-	if (fstatfs(fd, &sfs) || fstat(fd, &st)) {
-		warnx("%s: %s", dir, strerror(errno));
+	if (fstatfs(fd, &sfs) || fstat(fd, &st) || fstatvfs(fd, &svfs)) {
+		warnx("%s: %s", esc(dir), strerror(errno));
 		close(fd);
 		return -1;
 	}
 	if (sfs.f_type != MSDOS_SUPER_MAGIC) {
-		warnx("%s: not on a FAT filesystem (vfat)", dir);
+		warnx("%s: not on a FAT filesystem (vfat)", esc(dir));
 		close(fd);
 		return -1;
 	}
 	c->top = dir;
 	c->dev = st.st_dev;
+	c->rdonly = svfs.f_flag & ST_RDONLY;
 	mount_info(st.st_dev, &c->mnt);
 	return fd;
 }
@@ -828,7 +1523,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: fat83 check [--case] DIR\n"
-"       fat83 fix [--dry-run] [--map FILE] DIR\n"
+"       fat83 fix [--dry-run] [--force] [--map FILE] [--journal FILE] DIR\n"
+"       fat83 undo [--journal FILE] DIR\n"
 "       fat83 name [--in DIR] NAME...\n"
 "       fat83 supported\n"
 "\n"
@@ -846,8 +1542,18 @@ static void usage(FILE *f)
 "                --dry-run: print, rename nothing.  --map FILE: lines\n"
 "                \"old<TAB>new\", old a path below DIR as check prints it, new\n"
 "                an 8.3 name: these renames instead of suggested ones (a bad\n"
-"                line: nothing is renamed).  Exit status 0: all done,\n"
-"                1: some not, 2: error.\n"
+"                line: nothing is renamed).  Each rename is written and\n"
+"                fsync'd to DIR/FAT83UND.LOG before it is made (--journal\n"
+"                FILE: there instead).  Left alone: dot-names, hidden and\n"
+"                system entries, System Volume Information, long names over\n"
+"                255 bytes.  An EFI System Partition or /boot is refused\n"
+"                unless --force.  On a read-only mount: the plan only.\n"
+"                Exit status 0: all done, 1: some not, 2: error.\n"
+"  undo DIR      rename back what fix renamed, from its journal, the last\n"
+"                first, never over an existing name (a conflict is said and\n"
+"                kept in the journal; the journal goes when all is undone).\n"
+"                Needs a mount that takes long names (not nolongcreate).\n"
+"                Exit status 0: all undone, 1: conflicts, 2: error.\n"
 "  name NAME...  print the 8.3 name fix would give each NAME; --in DIR: one\n"
 "                not taken in DIR.\n"
 "  supported     whether the running kernel's vfat takes the nolongcreate\n"
@@ -862,6 +1568,8 @@ int main(int argc, char **argv)
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "map", required_argument, NULL, 'm' },
 		{ "in", required_argument, NULL, 'i' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "journal", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -890,7 +1598,8 @@ int main(int argc, char **argv)
 		}
 		return supported();
 	}
-	if (strcmp(sub, "check") && strcmp(sub, "fix") && strcmp(sub, "name")) {
+	if (strcmp(sub, "check") && strcmp(sub, "fix") && strcmp(sub, "name") &&
+	    strcmp(sub, "undo")) {
 		warnx("unknown command '%s'", sub);
 		usage(stderr);
 		return 2;
@@ -903,13 +1612,16 @@ int main(int argc, char **argv)
 		case 'n': c.dry_run = true; break;
 		case 'm': mapfile = optarg; break;
 		case 'i': in = optarg; break;
+		case 'f': c.force = true; break;
+		case 'j': c.journal = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
 	if ((c.show_case && strcmp(sub, "check")) ||
 	    ((c.dry_run || mapfile) && strcmp(sub, "fix")) ||
-	    (in && strcmp(sub, "name"))) {
+	    (in && strcmp(sub, "name")) || (c.force && strcmp(sub, "fix")) ||
+	    (c.journal && strcmp(sub, "fix") && strcmp(sub, "undo"))) {
 		warnx("%s: option not for this command", sub);
 		return 2;
 	}
@@ -942,7 +1654,7 @@ int main(int argc, char **argv)
 				continue;
 			}
 			add_extra(&t, out);
-			puts(out);
+			printf("%s\n", out);
 		}
 		free_extra(&t);
 		free_dirlist(&dl);
@@ -953,27 +1665,71 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	c.cmd = strcmp(sub, "check") ? FIX : CHECK;
+	c.cmd = !strcmp(sub, "check") ? CHECK : !strcmp(sub, "fix") ? FIX : UNDO;
+	c.jfd = c.jdir = -1;
 	if (mapfile && read_map(&c, mapfile))
 		return 2;
 	fd = open_top(&c, argv[optind]);
 	if (fd < 0)
 		return 2;
-	if (c.cmd == FIX)
+	if (c.cmd != CHECK && journal_at(&c, fd)) {
+		close(fd);
+		return 2;
+	}
+	if (c.cmd == UNDO) {
+		if (c.rdonly) {
+			warnx("%s is mounted read-only: nothing can be renamed back "
+			      "(sudo mount -o remount,rw %s)", esc(c.top), esc(c.mnt.point));
+			close(fd);
+			return 2;
+		}
+		if (c.mnt.nolongcreate) {
+			warnx("%s is mounted with nolongcreate, which refuses the old long "
+			      "names: mount it with longcreate first (sudo mount -o "
+			      "remount,longcreate %s), then fat83 undo", esc(c.top),
+			      esc(c.mnt.point));
+			close(fd);
+			return 2;
+		}
+		o = run_undo(&c, fd);
+		close(fd);
+		return o;
+	}
+	if (c.cmd == FIX) {
+		char why[512];
+
+		if (boot_partition(&c, why, sizeof(why))) {
+			if (!c.force) {
+				warnx("%s: refused: a boot or EFI System Partition (%s); its "
+				      "names are the firmware's and the boot loader's: "
+				      "fat83 fix --force renames there all the same", esc(c.top),
+				      why);
+				close(fd);
+				return 2;
+			}
+			warnx("%s: a boot or EFI System Partition (%s): --force, so "
+			      "renaming all the same", esc(c.top), why);
+		}
 		printf("%s: %s: vfat, shortname=%s%s: new names in %s case\n", prog,
-		       c.top, c.mnt.shortname, c.mnt.nolongcreate ? ", nolongcreate" : "",
+		       esc(c.top), c.mnt.shortname, c.mnt.nolongcreate ? ", nolongcreate" : "",
 		       c.mnt.lower ? "lower" : "upper");
+		if (c.rdonly)
+			printf("%s: %s is mounted read-only: nothing will be renamed; the plan "
+			       "follows (sudo mount -o remount,rw %s, then fat83 fix again)\n",
+			       prog, esc(c.top), esc(c.mnt.point));
+	}
 	walk(&c, fd, "", 0);
 	if (c.cmd == CHECK) {
 		close(fd);
 		if (c.errors)
 			return 2;
-		if (!c.nlong && !c.ncase) {
-			printf("%s: %s: every name is an 8.3 name%s\n", prog, c.top,
+		if (!c.nlong && !c.ncase && !c.noverlong) {
+			printf("%s: %s: every name is an 8.3 name%s\n", prog, esc(c.top),
 			       c.show_case ? " in the case 8.3 readers see" : "");
 			return 0;
 		}
-		printf("%s: %s: %lu long name(s) 8.3 readers do not see", prog, c.top, c.nlong);
+		printf("%s: %s: %lu long name(s) 8.3 readers do not see", prog, esc(c.top),
+		       c.nlong + c.noverlong);
 		if (c.show_case)
 			printf(", %lu name(s) they see in another case", c.ncase);
 		printf("\n");
@@ -982,7 +1738,7 @@ int main(int argc, char **argv)
 	for (size_t k = 0; k < c.nmap; k++)
 		if (!c.map[k].used) {
 			warnx("%s:%u: %s: no such entry below %s", mapfile, c.map[k].line,
-			      c.map[k].old, c.top);
+			      esc(c.map[k].old), esc(c.top));
 			c.map_errors++;
 		}
 	if (c.map_errors) {
@@ -991,7 +1747,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (c.errors) {
-		warnx("%lu error(s) reading %s: nothing renamed", c.errors, c.top);
+		warnx("%lu error(s) reading %s: nothing renamed", c.errors, esc(c.top));
 		close(fd);
 		return 2;
 	}

@@ -58,12 +58,8 @@ static const char *latin(unsigned int u)
 	return "";
 }
 
-/*
- * The length of the UTF-8 sequence at @s (before @e) and its code point in
- * *@u; a byte that starts no valid sequence is one byte long, *@u 0.
- */
-static size_t utf8_char(const unsigned char *s, const unsigned char *e,
-			unsigned int *u)
+size_t fat83_utf8_char(const unsigned char *s, const unsigned char *e,
+		       unsigned int *u)
 {
 	size_t n, i;
 
@@ -113,7 +109,7 @@ static size_t filter(const char *s, const char *e, char *out, size_t max)
 				out[n++] = (char)c;
 			continue;
 		}
-		p += utf8_char(p, end, &u);
+		p += fat83_utf8_char(p, end, &u);
 		for (as = latin(u); *as && n < max; as++)
 			out[n++] = *as;
 	}

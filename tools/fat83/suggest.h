@@ -69,6 +69,13 @@ bool fat83_is_83(const char *name);
 /* Whether the base of @name (before its first dot) is a DOS device name. */
 bool fat83_is_device(const char *name);
 
+/*
+ * The length of the UTF-8 sequence at @s (before @e) and its code point in
+ * *@u; a byte that starts no valid sequence is one byte long, *@u 0.
+ */
+size_t fat83_utf8_char(const unsigned char *s, const unsigned char *e,
+		       unsigned int *u);
+
 /* ASCII case-insensitive equality (what vfat's lookup does for ASCII). */
 bool fat83_eq_nocase(const char *a, const char *b);
 

@@ -15,11 +15,22 @@
 # fix (exit 0), check (exit 0), the files' contents unchanged; then,
 # unmounted, fat83-rawls reads the raw directory entries (what an 8.3-only
 # reader sees): no live LFN slot, no ~N name, the expected 8.3 names; and
-# fsck.vfat -n is clean.  Also: the one-name form, an owner's map (a bad
-# line: exit 2, nothing renamed; a good one: its names), check on a
-# non-FAT directory (exit 2), and fix killed (-9) in the middle of 400
-# renames: every file under its old or its new name with its content,
-# and a second fix finishes the job.  Prints each command and its output, and last
+# fsck.vfat -n is clean; then fat83 undo (on a nolongcreate mount: refused
+# and said, then after remount,longcreate) back to the same full listing
+# (type, size, path), contents and raw 8.3 view (fat83-rawls, sorted) as
+# before the fix, the journal gone.  Also: the one-name form, an owner's map
+# (a bad line: exit 2, nothing renamed; a good one: its names), check on a
+# non-FAT directory (exit 2), fix killed (-9) in the middle of 400 renames
+# (every file under its old or its new name with its content, an R line in
+# the journal for each rename made; undo puts all back; a second fix does
+# the job), what fix leaves alone (dot-names, ATTR_HIDDEN, ATTR_SYS, System
+# Volume Information, set by mtools' mattrib), an undo conflict (a name that
+# came back: not overwritten, said, kept in the journal), an EFI System
+# Partition (MBR type 0xef on a partitioned loop device) and the mount points
+# /boot/efi /efi /boot refused, a read-only mount said before the plan, a
+# long name over 255 bytes (200 Latin-1 letters on a utf8 mount) reported
+# and skipped, and names printed as ls -b (\ooo).  Prints each command and
+# its output, and last
 # "fat83 guest test: N passed, N failed"; exit status 0 only if none failed
 # (the qemu-run.sh run fails otherwise).  The kernel's exact errno for a
 # refused name is not relied on.
@@ -79,6 +90,21 @@ expect() { # expect PATTERN WHAT: $out has a line matching the ERE
 	if grep -Eq -- "$1" <<<"$out"; then ok "$2"; else bad "$2 (no line matching /$1/)"; fi
 }
 
+same() { # same WHAT A B: pass if the texts A and B are the same, else the diff
+	if [[ $2 == "$3" ]]; then
+		ok "$1"
+	else
+		bad "$1"
+		diff <(printf '%s\n' "$2") <(printf '%s\n' "$3") | sed 's/^/    /'
+	fi
+}
+
+# The full listing of the mount: type, size and path of every entry.
+listing() { (cd "$MNT" && find . -printf '%y %s %p\n' | LC_ALL=C sort); }
+# fat83-rawls's lines in $out, sorted, without its summary line.
+rawsorted() { grep -v '^rawls: ' <<<"$out" | LC_ALL=C sort; }
+journal() { find "$MNT" -maxdepth 1 -iname fat83und.log; }
+
 # The card: long names, one per reason, and 8.3 names that must stay.
 CONTENT=(
 	"Benchy Final.gcode" "Benchy Final v2.gcode" "quick-start.gcode"
@@ -129,6 +155,7 @@ scenario() {
 	make_card "$how" "$img"
 	run 1 fat83-rawls "$img"
 	expect '^BENCHY~1\.GCO  \[LFN' "raw: Benchy Final.gcode is BENCHY~1.GCO before fix"
+	raw_before=$(rawsorted)
 	mount -t vfat ${opts:+-o "$opts"} "$img" "$MNT" || { bad "mount -o $opts"; return; }
 	grep " $MNT " /proc/mounts
 	if [[ $opts == *nolongcreate* ]]; then
@@ -148,10 +175,12 @@ scenario() {
 	run 1 fat83 check --case "$MNT"
 	expect '^ok\.txt: 8\.3 readers see OK\.TXT \(other case\)$' "check --case lists ok.txt"
 	tree=$(cd "$MNT" && find . | sort)
+	list_before=$(listing)
 	sum=$(sums)
 	run 0 fat83 fix --dry-run "$MNT"
 	expect '^Benchy Final\.gcode -> BENCHYF1\.GCO$|^Benchy Final\.gcode -> benchyf1\.gco$' "dry run: Benchy Final.gcode -> BENCHYF1.GCO"
 	that "dry run changed nothing" test "$(cd "$MNT" && find . | sort)" = "$tree"
+	that "dry run: no journal" test -z "$(journal)"
 	before=$out
 	run 0 fat83 fix "$MNT"
 	fix_out=$out
@@ -166,6 +195,26 @@ scenario() {
 	for f in "${EXPECT_RAW[@]}"; do
 		that "raw: $f" grep -Eq -- "^${f//./\\.}($|  \\[LFN 1: ok\\.txt, the same name in another case\\]$)" <<<"$out"
 	done
+	run 0 fsck.vfat -n "$img"
+
+	# undo: back to the listing before the fix, and to its raw 8.3 view
+	mount -t vfat ${opts:+-o "$opts"} "$img" "$MNT" || { bad "mount -o $opts again"; return; }
+	n=$(grep -c $'^R\t' "$(journal)")
+	that "the journal $(journal): an R line for each of the 7 renames (got $n)" test "$n" = 7
+	if [[ $opts == *nolongcreate* ]]; then
+		run 2 fat83 undo "$MNT"
+		expect 'mounted with nolongcreate.*remount,longcreate' "undo on a nolongcreate mount: refused, says how"
+		mount -o remount,longcreate "$MNT"
+	fi
+	run 0 fat83 undo "$MNT"
+	expect '^(BENCHYF1\.GCO|benchyf1\.gco) -> Benchy Final\.gcode$' "undo: BENCHYF1.GCO -> Benchy Final.gcode"
+	expect '^Long Directory/(PARTONE\.GCO|partone\.gco) -> Long Directory/part one\.gcode$' "undo: in a directory whose own rename it undid first"
+	same "undo: the full listing of before the fix (no journal left)" "$list_before" "$(listing)"
+	that "undo: contents unchanged" test "$(sums)" = "$sum"
+	run 1 fat83 check "$MNT"
+	umount "$MNT"
+	run 1 fat83-rawls "$img"
+	same "undo: the raw 8.3 view of before the fix (fat83-rawls)" "$raw_before" "$(rawsorted)"
 	run 0 fsck.vfat -n "$img"
 }
 
@@ -241,7 +290,10 @@ echo "killed after $(grep -c ' -> ' /tmp/kill.out) rename(s) printed: $long unde
 ((short > 0 && short < N)) || echo "NOTE: fix was not interrupted (renamed $short of $N): nothing learnt here"
 # every file under its old or its new name, its content its own
 that "after the kill: every file under its old or its new name" test "$((long + short))" = "$N"
-that "after the kill: no other name" test "$(find "$MNT" -type f | wc -l)" = "$N"
+that "after the kill: no other name" test "$(find "$MNT" -type f ! -iname fat83und.log | wc -l)" = "$N"
+# each rename made has its R line, written before it
+jr=$(grep -c $'^R\t' "$(journal)")
+that "after the kill: an R line in the journal for each of the $short renames (got $jr)" test "$jr" -ge "$short"
 bad_content=0
 for ((i = 0; i < N; i++)); do
 	f=$(printf %03d "$i")
@@ -249,12 +301,156 @@ for ((i = 0; i < N; i++)); do
 	[[ $c == "$i" ]] || bad_content=$((bad_content + 1))
 done
 that "after the kill: each file's content under its name ($bad_content wrong)" test "$bad_content" = 0
+# undo after the kill: every file under its old name again
+mount -o remount,longcreate "$MNT"
+QUIET=1 run 0 fat83 undo "$MNT"
+echo "# fat83 undo: $(grep -c ' -> ' <<<"$out") put back; $(tail -n 2 <<<"$out" | head -n 1)"
+that "undo after the kill: all $N under their old names" test "$(find "$D" -name '* a long name.gcode' | wc -l)" = "$N"
+that "undo after the kill: the journal is gone" test -z "$(journal)"
+mount -o remount,nolongcreate "$MNT"
 QUIET=1 run 0 fat83 fix "$MNT"
 echo "# fat83 fix again: $(tail -n 1 <<<"$out")"
 run 0 fat83 check "$MNT"
 umount "$MNT"
 QUIET=1 run 0 fat83-rawls /tmp/card-kill.img
 echo "# fat83-rawls: $(tail -n 1 <<<"$out")"
+
+echo
+echo "=== what fix leaves alone: dot-names, hidden and system entries, System Volume Information"
+img=/tmp/card-alone.img
+rm -f "$img"
+truncate -s 16M "$img"
+mkfs.vfat "$img" >/dev/null
+src=$(mktemp -d)
+echo x >"$src/f"
+mmd -i "$img" ::/.Trash-1000 ::/.Trash-1000/files "::/System Volume Information" "::/Hidden Long Dir"
+for f in ".Trash-1000/files/Some trashed one.gcode" "._Benchy Final.gcode" \
+	"Hidden long name.gcode" "System long name.gcode" "Both long name.gcode" \
+	"System Volume Information/IndexerVolumeGuid" "Hidden Long Dir/inner long name.gcode" \
+	"Benchy Final.gcode"; do
+	mcopy -i "$img" "$src/f" "::/$f"
+done
+rm -rf "$src"
+mattrib -i "$img" +h "::/Hidden long name.gcode" "::/Hidden Long Dir"
+mattrib -i "$img" +s "::/System long name.gcode"
+mattrib -i "$img" +h +s "::/Both long name.gcode"
+mount -t vfat "$img" "$MNT"
+list_before=$(listing)
+run 0 fat83 fix "$MNT"
+expect '^left alone: \.Trash-1000/ \(a dot-name\)$' "left alone: .Trash-1000"
+expect '^left alone: \._Benchy Final\.gcode \(a dot-name\)$' "left alone: ._Benchy Final.gcode"
+expect '^left alone: Hidden long name\.gcode \(hidden: FAT attribute\)$' "left alone: a hidden file (ATTR_HIDDEN)"
+expect '^left alone: Hidden Long Dir/ \(hidden: FAT attribute\)$' "left alone: a hidden directory, and what is in it"
+expect '^left alone: System long name\.gcode \(system: FAT attribute\)$' "left alone: a system file (ATTR_SYS)"
+expect '^left alone: Both long name\.gcode \(system and hidden: FAT attributes\)$' "left alone: a system and hidden file"
+expect "^left alone: System Volume Information/ \\(Windows' System Volume Information\\)$" "left alone: System Volume Information (no attributes)"
+that "fix renamed only Benchy Final.gcode" test "$(grep -c -- ' -> ' <<<"$out")" = 1
+expect '^Benchy Final\.gcode -> BENCHYFI\.GCO$' "fix: Benchy Final.gcode -> BENCHYFI.GCO"
+same "the rest untouched" "$(grep -v ' \./Benchy Final\.gcode$' <<<"$list_before")" \
+	"$(listing | grep -Ev 'BENCHYFI.GCO$|FAT83UND.LOG$')"
+run 0 fat83 check "$MNT"
+expect '^left alone: ' "check says what it leaves alone too"
+run 0 fat83 undo "$MNT"
+same "undo: the listing of before the fix" "$list_before" "$(listing)"
+umount "$MNT"
+
+echo
+echo "=== undo never overwrites: a name that came back meanwhile"
+make_card linux /tmp/card-conflict.img
+mount -t vfat /tmp/card-conflict.img "$MNT"
+QUIET=1 run 0 fat83 fix "$MNT"
+echo "a new file" >"$MNT/Benchy Final.gcode"
+run 1 fat83 undo "$MNT"
+expect "conflict: Benchy Final\\.gcode and BENCHYF1\\.GCO both exist" "undo: the conflict said"
+that "undo: the new file not overwritten" test "$(cat "$MNT/Benchy Final.gcode")" = "a new file"
+that "undo: BENCHYF1.GCO kept" test "$(cat "$MNT/BENCHYF1.GCO")" = "content of Benchy Final.gcode"
+that "undo: the others put back" test -f "$MNT/Long Directory/part one.gcode"
+n=$(grep -c $'^R\t' "$(journal)")
+that "undo: the conflict kept in the journal, only it (got $n)" test "$n" = 1
+mv "$MNT/Benchy Final.gcode" "$MNT/NEWFILE.GCO"
+run 0 fat83 undo "$MNT"
+expect '^BENCHYF1\.GCO -> Benchy Final\.gcode$' "undo again: the conflict's rename now made"
+that "undo again: the journal gone" test -z "$(journal)"
+umount "$MNT"
+
+echo
+echo "=== an EFI System Partition: refused without --force"
+img=/tmp/card-esp.img
+rm -f "$img"
+truncate -s 20M "$img"
+# an MBR with one partition of type 0xef (EFI System) from sector 2048
+printf '\x00\x00\x02\x00\xef\x00\x00\x00\x00\x08\x00\x00\x00\x98\x00\x00' |
+	dd of="$img" bs=1 seek=446 conv=notrunc status=none
+printf '\x55\xaa' | dd of="$img" bs=1 seek=510 conv=notrunc status=none
+loop=$(losetup -P -f --show "$img")
+if [[ -b ${loop}p1 ]]; then
+	mkfs.vfat "${loop}p1" >/dev/null
+	mount -t vfat "${loop}p1" "$MNT"
+	echo x >"$MNT/Boot Loader Entry.conf"
+	list_before=$(listing)
+	run 2 fat83 fix "$MNT"
+	expect "refused: a boot or EFI System Partition \\(partition 1 of $loop has the MBR type 0xef" "ESP by its partition type (MBR 0xef): refused, says which"
+	same "ESP: nothing renamed" "$list_before" "$(listing)"
+	run 1 fat83 check "$MNT"
+	run 0 fat83 fix --force "$MNT"
+	expect '^Boot Loader Entry\.conf -> BOOTLOAD\.CON$' "ESP with --force: renamed"
+	umount "$MNT"
+else
+	bad "no ${loop}p1: the kernel did not read the MBR partition table"
+fi
+losetup -d "$loop"
+make_card linux /tmp/card-boot.img
+for point in /boot/efi /efi /boot; do
+	mkdir -p "$point"
+	mount -t vfat /tmp/card-boot.img "$point"
+	run 2 fat83 fix "$point"
+	expect "refused: a boot or EFI System Partition \\(it is mounted on $point\\)" "mounted on $point: refused, says which"
+	umount "$point"
+done
+
+echo
+echo "=== a read-only mount: said before the plan, nothing renamed"
+make_card linux /tmp/card-ro.img
+mount -t vfat -o ro /tmp/card-ro.img "$MNT"
+list_before=$(listing)
+run 1 fat83 fix "$MNT"
+expect 'is mounted read-only: nothing will be renamed' "read-only: said"
+ro_line=$(grep -n 'mounted read-only' <<<"$out" | head -n 1 | cut -d: -f1)
+plan_line=$(grep -n -- ' -> ' <<<"$out" | head -n 1 | cut -d: -f1)
+that "read-only: said before the plan (line ${ro_line:-none}, the plan from line ${plan_line:-none})" \
+	test "${ro_line:-99}" -lt "${plan_line:-0}"
+expect '^Benchy Final\.gcode -> BENCHYF1\.GCO$' "read-only: the plan shown"
+same "read-only: nothing renamed, no journal" "$list_before" "$(listing)"
+run 2 fat83 undo "$MNT"
+expect 'mounted read-only' "undo on a read-only mount: said"
+umount "$MNT"
+
+echo
+echo "=== a long name over 255 bytes (UTF-8), and names printed as ls -b does"
+img=/tmp/card-255.img
+rm -f "$img"
+truncate -s 16M "$img"
+mkfs.vfat "$img" >/dev/null
+# written on an iso8859-1 mount (the kernel default here): one byte a letter
+mount -t vfat -o iocharset=iso8859-1 "$img" "$MNT"
+long=$(printf '\xe4%.0s' $(seq 200))
+echo long >"$MNT/$long.gcode"
+echo c1 >"$MNT/Caf"$'\xe9'" "$'\x85'" long.gcode"
+echo b >"$MNT/Benchy Final.gcode"
+run 1 fat83 check "$MNT"
+expect '^Caf\\351 \\205 long\.gcode: 8\.3 readers see ' "ls -b: bytes of no UTF-8 as \\ooo"
+umount "$MNT"
+# on a utf8 mount the 200 letters are 400 bytes: READDIR_BOTH gives 255
+mount -t vfat -o utf8 "$img" "$MNT"
+run 1 fat83 check "$MNT"
+expect '^(\\303\\244|ä)+.*\.\.\.: a long name over 255 bytes' "check: the over-255-byte name said"
+expect '^Café \\302\\205 long\.gcode: 8\.3 readers see ' "ls -b: a C1 control as \\ooo"
+run 0 fat83 fix "$MNT"
+expect 'a long name over 255 bytes, which Linux cannot rename: left alone' "fix: the over-255-byte name reported and skipped"
+expect '^Benchy Final\.gcode -> BENCHYFI\.GCO$' "fix: the rest renamed all the same"
+that "the over-255-byte name still there" test "$(find "$MNT" -name '*.gcode' -size -10c | wc -l)" -ge 1
+run 0 fat83 undo "$MNT"
+umount "$MNT"
 
 echo
 echo "fat83 guest test: $pass passed, $fail failed"

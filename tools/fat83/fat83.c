@@ -203,7 +203,6 @@ struct ent {
 	char *alias;	/* the 8.3 name as this mount shows it */
 	bool has_long;
 	bool cut;	/* the long name may be cut at 255 bytes by the ioctl */
-	unsigned long ino;
 	const char *skip;	/* why fat83 leaves it alone, or NULL */
 	bool subdir;		/* a directory of this mount, to walk */
 };
@@ -255,7 +254,6 @@ static int read_dir(int fd, struct dirlist *dl)
 		e = &dl->e[dl->n++];
 		e->has_long = d[1].d_reclen > 0 && d[1].d_name[0];
 		e->cut = e->has_long && strlen(d[1].d_name) >= sizeof(d[1].d_name) - 1;
-		e->ino = d[1].d_ino;
 		e->skip = NULL;
 		e->subdir = false;
 		e->alias = xstrdup(d[0].d_name);
@@ -593,8 +591,7 @@ static void walk(struct ctx *c, int dfd, const char *rel, int depth)
 		path = join(rel, e->name);
 		if (!*rel && !c->journal && fat83_eq_nocase(e->name, JOURNAL_NAME)) {
 			e->skip = "fat83's undo journal";	/* silently */
-		} else if (fstatat(dfd, e->name, &st, AT_SYMLINK_NOFOLLOW) ||
-			   (e->cut && st.st_ino != e->ino)) {
+		} else if (fstatat(dfd, e->name, &st, AT_SYMLINK_NOFOLLOW)) {
 			if (e->cut) {
 				/* the ioctl gave the first 255 bytes of it */
 				printf("%s...: a long name over 255 bytes, which Linux cannot "

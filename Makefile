@@ -68,12 +68,13 @@ help:
 	@echo "                   README's nolongcreate session in the guest and rewrite"
 	@echo '                   its transcript in README.md (scripts/transcript.sh; ~1-2'
 	@echo '                   min with the kernel built, ARGS="--kernel 6.12" another line)'
-	@echo 'make fat83         build the fat83 command (tools/fat83; check, fix and name'
-	@echo '                   the names 8.3-only readers do not see; in the tools .deb)'
+	@echo 'make fat83         build the fat83 command (tools/fat83; check, fix, undo and'
+	@echo '                   name the names 8.3-only readers do not see; in the tools .deb)'
 	@echo "make fat83-test    the fat83 suggester's host unit test (a second)"
 	@echo "make fat83-guest   fat83 on mtools- and Linux-made cards in the 7.3 guest:"
-	@echo '                   plain and nolongcreate mounts, the raw 8.3 view after fix'
-	@echo '                   (tools/fat83/guest-test.sh; ~2 min with the kernel built)'
+	@echo '                   plain and nolongcreate mounts, the raw 8.3 view after fix,'
+	@echo '                   undo back to the same listing, what fix leaves alone'
+	@echo '                   (tools/fat83/guest-test.sh; a few min with the kernel built)'
 	@echo "make card-guest    the desktop path in a Debian 12 guest (Debian's kernel, udev,"
 	@echo '                   D-Bus, udisks2): nolongcreate-card, udisksctl mount, the'
 	@echo "                   writers' table of docs/writers.md; with and without the DKMS"

@@ -12,7 +12,7 @@ ARGS ?=
 
 .PHONY: help check check-series shellcheck run debug shell bench fuzz fuzz-short \
 	lookdiff lookdiff-short kunit deb deb-check distro check-debian submission docs-check \
-	transcript fat83 fat83-test fat83-guest card-guest
+	transcript fat83 fat83-test fat83-host-test fat83-guest card-guest
 
 help:
 	@echo 'make check         make docs-check, then on the three kernel lines (6.1, 6.12,'
@@ -71,6 +71,9 @@ help:
 	@echo 'make fat83         build the fat83 command (tools/fat83; check, fix, undo and'
 	@echo '                   name the names 8.3-only readers do not see; in the tools .deb)'
 	@echo "make fat83-test    the fat83 suggester's host unit test (a second)"
+	@echo "make fat83-host-test  fat83's journal, undo and what fix leaves alone, on"
+	@echo '                   a plain host directory taken for vfat (LD_PRELOAD'
+	@echo '                   fakevfat.so; nothing mounted; a second)'
 	@echo "make fat83-guest   fat83 on mtools- and Linux-made cards in the 7.3 guest:"
 	@echo '                   plain and nolongcreate mounts, the raw 8.3 view after fix,'
 	@echo '                   undo back to the same listing, what fix leaves alone'
@@ -152,6 +155,9 @@ fat83:
 
 fat83-test:
 	$(MAKE) -C tools/fat83 test
+
+fat83-host-test:
+	$(MAKE) -C tools/fat83 host-test
 
 fat83-guest:
 	./tools/fat83/guest-test.sh $(ARGS)

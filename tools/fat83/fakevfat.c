@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fakevfat.so - an LD_PRELOAD shim for host-test.sh: makes fat83 take a
+ * plain directory of the host for a vfat one, so that its journal, undo,
+ * what it leaves alone and how it prints names are tested without mounting
+ * anything.  fstatfs says MSDOS_SUPER_MAGIC; VFAT_IOCTL_READDIR_BOTH lists
+ * the directory (a name of A-Z 0-9 _ - $ in 8.3 form is an 8.3 name,
+ * every other one a long name with a made-up alias: its first 6 letters
+ * and digits, ~1, the extension's first 3); FAT_IOCTL_GET_ATTRIBUTES says
+ * hidden for a path with HIDDEN in it and system for one with SYSTEM.
+ * Not vfat: the kernel's own behaviour is guest-test.sh's.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+#include <linux/magic.h>
+#include <linux/msdos_fs.h>
+
+static int pos[1024];	/* READDIR_BOTH's position, per fd */
+
+int fstatfs(int fd, struct statfs *b)
+{
+	int (*real)(int, struct statfs *) = dlsym(RTLD_NEXT, "fstatfs");
+	int r = real(fd, b);
+
+	if (!r)
+		b->f_type = MSDOS_SUPER_MAGIC;
+	return r;
+}
+
+off_t lseek(int fd, off_t off, int whence)
+{
+	off_t (*real)(int, off_t, int) = dlsym(RTLD_NEXT, "lseek");
+
+	if (fd >= 0 && fd < 1024 && !off && whence == SEEK_SET)
+		pos[fd] = 0;
+	return real(fd, off, whence);
+}
+
+static int is83(const char *n)
+{
+	const char *d = strchr(n, '.');
+	size_t b = d ? (size_t)(d - n) : strlen(n);
+
+	if (!strcmp(n, ".") || !strcmp(n, ".."))
+		return 1;
+	if (b < 1 || b > 8 || (d && (strchr(d + 1, '.') || !d[1] || strlen(d + 1) > 3)))
+		return 0;
+	for (; *n; n++)
+		if (*n != '.' && !isupper((unsigned char)*n) && !isdigit((unsigned char)*n) &&
+		    !strchr("_-$", *n))
+			return 0;
+	return 1;
+}
+
+static int readdir_both(int fd, struct __fat_dirent *d)
+{
+	int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY), i = 0, k;
+	DIR *dir = dfd < 0 ? NULL : fdopendir(dfd);
+	char base[7], ext[4];
+	const char *p, *dot;
+	struct dirent *e;
+
+	if (!dir)
+		return -1;
+	while ((e = readdir(dir))) {
+		if (i++ < pos[fd])
+			continue;
+		pos[fd]++;
+		memset(d, 0, 2 * sizeof(*d));
+		if (is83(e->d_name)) {
+			snprintf(d[0].d_name, sizeof(d[0].d_name), "%s", e->d_name);
+		} else {
+			dot = strrchr(e->d_name, '.');
+			for (k = 0, p = e->d_name; *p && p != dot && k < 6; p++)
+				if (isalnum((unsigned char)*p))
+					base[k++] = (char)toupper((unsigned char)*p);
+			base[k] = 0;
+			for (k = 0, p = dot ? dot + 1 : ""; *p && k < 3; p++)
+				if (isalnum((unsigned char)*p))
+					ext[k++] = (char)toupper((unsigned char)*p);
+			ext[k] = 0;
+			snprintf(d[0].d_name, sizeof(d[0].d_name), "%s~1%s%s", base,
+				 *ext ? "." : "", ext);
+			snprintf(d[1].d_name, sizeof(d[1].d_name), "%s", e->d_name);
+			d[1].d_reclen = strlen(d[1].d_name);
+		}
+		d[0].d_reclen = strlen(d[0].d_name);
+		closedir(dir);
+		return 1;
+	}
+	closedir(dir);
+	return 0;
+}
+
+int ioctl(int fd, unsigned long req, ...)
+{
+	int (*real)(int, unsigned long, void *) = dlsym(RTLD_NEXT, "ioctl");
+	char link[64], path[4096];
+	ssize_t n;
+	va_list ap;
+	void *arg;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (req == VFAT_IOCTL_READDIR_BOTH && fd >= 0 && fd < 1024)
+		return readdir_both(fd, arg);
+	if (req == FAT_IOCTL_GET_ATTRIBUTES) {
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		n = readlink(link, path, sizeof(path) - 1);
+		path[n > 0 ? n : 0] = 0;
+		*(unsigned int *)arg = (strstr(path, "HIDDEN") ? ATTR_HIDDEN : 0) |
+				       (strstr(path, "SYSTEM") ? ATTR_SYS : 0);
+		return 0;
+	}
+	return real(fd, req, arg);
+}

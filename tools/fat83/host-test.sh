@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tools/fat83/host-test.sh [FAT83]: fat83's journal, undo, what fix leaves
+# alone and how it prints names, on the host, without mounting anything:
+# fakevfat.so (LD_PRELOAD) makes fat83 take a plain temporary directory for
+# a vfat one (see fakevfat.c; the kernel's vfat is guest-test.sh's).  FAT83:
+# the fat83 to test (default: ./fat83, built).  Prints "ok:"/"FAIL:" lines
+# and last "fat83 host test: N passed, N failed"; exit status 0 only if
+# none failed.
+set -uo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+make -s -C "$HERE" fat83 >/dev/null
+cc -shared -fPIC -O2 -o "$T/fakevfat.so" "$HERE/fakevfat.c" -ldl || exit 2
+FAT83=${1:-$HERE/fat83}
+C=$T/card
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok: $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+run() { # run WANT ARGS...: fat83 ARGS on the fake vfat; its output in $out
+	local want=$1 rc=0
+	shift
+	echo "# fat83 $*"
+	out=$(LD_PRELOAD=$T/fakevfat.so "$FAT83" "$@" 2>&1) || rc=$?
+	[[ -n $out ]] && printf '%s\n' "$out" | sed 's/^/  /'
+	if [[ $rc == "$want" ]]; then ok "exit $rc: fat83 $*"; else bad "exit $rc, want $want: fat83 $*"; fi
+}
+expect() { if grep -Eq -- "$1" <<<"$out"; then ok "$2"; else bad "$2 (no line /$1/)"; fi; }
+that() { local w=$1; shift; if "$@"; then ok "$w"; else bad "$w"; fi; }
+listing() { (cd "$C" && find . -printf '%y %s %p\n' | LC_ALL=C sort); }
+
+mkdir -p "$C/Long Directory" "$C/.Trash-1000/files" "$C/HIDDEN long dir" "$C/System Volume Information"
+for f in "Benchy Final.gcode" "Benchy Final v2.gcode" "BENCHYFI.GCO" "Long Directory/part one.gcode" \
+	".Trash-1000/files/trashed one.gcode" "._Benchy Final.gcode" "HIDDEN long dir/inner one.txt" \
+	"SYSTEM long file.dat" "System Volume Information/IndexerVolumeGuid" "Ätzung.gcode" \
+	'back\slash.txt' $'ctl\001 caf\xe9.txt'; do
+	echo "content of $f" >"$C/$f"
+done
+before=$(listing)
+
+run 1 check "$C"
+expect '^left alone: \.Trash-1000/ \(a dot-name\)$' "check: a dot-name left alone"
+expect '^left alone: HIDDEN long dir/ \(hidden: FAT attribute\)$' "check: a hidden directory left alone"
+expect '^left alone: SYSTEM long file\.dat \(system: FAT attribute\)$' "check: a system file left alone"
+expect "^left alone: System Volume Information/ \\(Windows' System Volume Information\\)$" "check: System Volume Information left alone"
+expect '^ctl\\001 caf\\351\.txt: 8\.3 readers see ' "names printed as ls -b: \\001, \\351"
+expect '^back\\\\slash\.txt: 8\.3 readers see ' "names printed as ls -b: a backslash doubled"
+run 0 fix --dry-run "$C"
+that "dry run: no journal" test ! -e "$C/FAT83UND.LOG"
+run 0 fix "$C"
+expect '^Ätzung\.gcode -> ATZUNG\.GCO$' "fix: Ätzung.gcode -> ATZUNG.GCO"
+expect 'each rename is recorded first in .*/FAT83UND\.LOG' "fix: says where the journal is"
+n=$(grep -c $'^R\t' "$C/FAT83UND.LOG")
+r=$(grep -c -- ' -> ' <<<"$out")
+that "journal: an R line for each of the $r renames (got $n)" test "$n" = "$r"
+out=$(cat "$C/FAT83UND.LOG")
+expect $'^R\tLong Directory\tpart one\\.gcode\tPARTONE\\.GCO\tPARTON~1\\.GCO$' "journal: a line with the directory, old, new, 8.3 name"
+expect $'^R\t\tctl\\\\001 caf\\\\351\\.txt\t' "journal: names escaped as ls -b"
+that "left alone: untouched" test -f "$C/HIDDEN long dir/inner one.txt" -a -f "$C/._Benchy Final.gcode" \
+	-a -f "$C/SYSTEM long file.dat" -a -f "$C/.Trash-1000/files/trashed one.gcode"
+
+echo "a new one" >"$C/Benchy Final.gcode"
+run 1 undo "$C"
+expect '^LONGDIRE -> Long Directory$' "undo: the directory back first"
+expect '^Long Directory/PARTONE\.GCO -> Long Directory/part one\.gcode$' "undo: then its entries"
+expect 'conflict: Benchy Final\.gcode and BENCHYF[0-9]\.GCO both exist' "undo: a conflict said"
+that "undo: the new file not overwritten" test "$(cat "$C/Benchy Final.gcode")" = "a new one"
+that "undo: the conflict kept in the journal, alone" test "$(grep -c $'^R\t' "$C/FAT83UND.LOG")" = 1
+rm "$C/Benchy Final.gcode"
+run 0 undo "$C"
+that "undo: the journal removed" test ! -e "$C/FAT83UND.LOG"
+that "undo: the listing of before the fix" test "$(listing)" = "$before"
+run 2 undo "$C"
+expect 'no undo journal' "undo without a journal: said"
+
+run 0 fix --journal "$T/elsewhere.log" "$C"
+that "--journal: not on the card" test ! -e "$C/FAT83UND.LOG" -a -s "$T/elsewhere.log"
+mv "$C/ATZUNG.GCO" "$C/Ätzung.gcode"
+run 0 undo --journal "$T/elsewhere.log" "$C"
+expect '^Ätzung\.gcode: already under its old name' "undo: one already under its old name said"
+that "undo --journal: the listing of before the fix" test "$(listing)" = "$before"
+
+printf 'R\t\tBenchy Final.gcode\tBENCHYF1.GCO\tBENCHY~1.GCO\nF\t\tBenchy Final.gcode\tBENCHYF1.GCO\tBENCHY~1.GCO\n' >"$C/FAT83UND.LOG"
+run 0 undo "$C"
+expect ': 0 rename\(s\) to put back' "undo: a rename whose F line follows was not made"
+printf 'X what\n' >"$C/FAT83UND.LOG"
+run 2 undo "$C"
+expect 'FAT83UND\.LOG:1: not a journal line' "undo: a bad journal line, nothing done"
+rm "$C/FAT83UND.LOG"
+that "the card as it was" test "$(listing)" = "$before"
+
+echo "fat83 host test: $pass passed, $fail failed"
+[[ $fail == 0 ]]

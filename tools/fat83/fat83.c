@@ -1076,8 +1076,13 @@ static int read_journal(struct ctx *c, struct rec **out, size_t *nout)
 	}
 	while ((len = getline(&line, &cap, fp)) >= 0) {
 		no++;
-		if (len && line[len - 1] == '\n')
-			line[--len] = 0;
+		if (!len || line[len - 1] != '\n') {
+			/* cut short by a crash: its rename was never made */
+			printf("%s:%u: an unfinished line (fix stopped while writing it), "
+			       "ignored\n", esc(journal_path(c)), no);
+			continue;
+		}
+		line[--len] = 0;
 		if (!len || line[0] == '#')
 			continue;
 		p = line;

@@ -779,6 +779,32 @@ static const char *journal_path(struct ctx *c)
 	return p;
 }
 
+/*
+ * A journal whose last line has no newline: an earlier fix was killed while
+ * writing it, before its rename.  Cut it off, so that this run's lines
+ * start on a line of their own.
+ */
+static int cut_unfinished(int fd, off_t size)
+{
+	char last, *buf;
+	char *nl;
+	int r = 0;
+
+	if (pread(fd, &last, 1, size - 1) != 1)
+		return -1;
+	if (last == '\n')
+		return 0;
+	buf = xrealloc(NULL, size);
+	if (pread(fd, buf, size, 0) != size) {
+		free(buf);
+		return -1;
+	}
+	nl = memrchr(buf, '\n', size);
+	r = ftruncate(fd, nl ? nl - buf + 1 : 0);
+	free(buf);
+	return r;
+}
+
 /* Open (create) the journal for appending, at the first rename. */
 static int journal_open(struct ctx *c)
 {
@@ -787,7 +813,7 @@ static int journal_open(struct ctx *c)
 	time_t now = time(NULL);
 	int n;
 
-	c->jfd = openat(c->jdir, c->jname, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	c->jfd = openat(c->jdir, c->jname, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (c->jfd < 0 && !c->journal && (errno == EINVAL || errno == ENAMETOOLONG)) {
 		/* the mount shows the other case as typed */
 		if (c->mnt.lower)
@@ -795,11 +821,17 @@ static int journal_open(struct ctx *c)
 		else
 			to_lower(c->jname);
 		c->jfd = openat(c->jdir, c->jname,
-				O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+				O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	}
 	if (c->jfd < 0 || fstat(c->jfd, &st)) {
 		warnx("%s: cannot write the undo journal: %s: nothing renamed",
 		      esc(journal_path(c)), strerror(errno));
+		return -1;
+	}
+	if (st.st_size > 0 && (cut_unfinished(c->jfd, st.st_size) || fstat(c->jfd, &st))) {
+		warnx("%s: %s: nothing renamed", esc(journal_path(c)), strerror(errno));
+		close(c->jfd);
+		c->jfd = -1;
 		return -1;
 	}
 	n = 0;

@@ -88,6 +88,12 @@ expect ': 0 rename\(s\) to put back' "undo: a rename whose F line follows was no
 printf 'R\t\tBenchy Final.gcode\tBENCHYF1.GCO\tBENC' >"$C/FAT83UND.LOG"
 run 0 undo "$C"
 expect 'FAT83UND\.LOG:1: an unfinished line .*ignored' "undo: a line cut short by a crash ignored (its rename was never made)"
+printf '# x\nR\t\tBenchy Final.gcode\tBENCHYF1.GCO\tBENC' >"$C/FAT83UND.LOG"
+run 0 fix "$C"
+that "fix after a crash: the unfinished line cut off, the new lines on their own" \
+	test "$(grep -c $'^R\t' "$C/FAT83UND.LOG")" = "$(grep -c -- ' -> ' <<<"$out")"
+run 0 undo "$C"
+that "undo after it: the listing of before the fix" test "$(listing)" = "$before"
 printf 'X what\n' >"$C/FAT83UND.LOG"
 run 2 undo "$C"
 expect 'FAT83UND\.LOG:1: not a journal line' "undo: a bad journal line, nothing done"

@@ -12,7 +12,7 @@ ARGS ?=
 
 .PHONY: help check check-series shellcheck run debug shell bench fuzz fuzz-short \
 	lookdiff lookdiff-short kunit deb deb-check distro check-debian submission docs-check \
-	transcript fat83 fat83-test fat83-guest card-guest
+	transcript fat83 fat83-test fat83-guest card-guest kcsan-judge-test
 
 help:
 	@echo 'make check         make docs-check, then on the three kernel lines (6.1, 6.12,'
@@ -71,6 +71,8 @@ help:
 	@echo 'make fat83         build the fat83 command (tools/fat83; check, fix and name'
 	@echo '                   the names 8.3-only readers do not see; in the tools .deb)'
 	@echo "make fat83-test    the fat83 suggester's host unit test (a second)"
+	@echo "make kcsan-judge-test  the judge of KCSAN's reports on saved samples (core-only:"
+	@echo '                   listed, not judged; an fs/fat frame in a stack: fails)'
 	@echo "make fat83-guest   fat83 on mtools- and Linux-made cards in the 7.3 guest:"
 	@echo '                   plain and nolongcreate mounts, the raw 8.3 view after fix'
 	@echo '                   (tools/fat83/guest-test.sh; ~2 min with the kernel built)'
@@ -151,6 +153,9 @@ fat83:
 
 fat83-test:
 	$(MAKE) -C tools/fat83 test
+
+kcsan-judge-test:
+	./scripts/kcsan-judge-test.sh
 
 fat83-guest:
 	./tools/fat83/guest-test.sh $(ARGS)

@@ -251,14 +251,15 @@ if grep -E "$SPLAT_RE" /tmp/dmesg.txt | grep -v 'BUG: KCSAN: ' >/tmp/splats.txt;
 	ok=0
 fi
 if [[ -n $KCSAN_FUNCS ]] || grep -q 'BUG: KCSAN: ' /tmp/dmesg.txt; then
-	awk -v funcs="${KCSAN_FUNCS:-/dev/null}" -f /etc/runner/kcsan-judge.awk /tmp/dmesg.txt >/tmp/kcsan.txt || ok=0
+	awk -v funcs="${KCSAN_FUNCS:-/dev/null}" -v known=/etc/runner/kcsan-known-core.txt \
+		-f /etc/runner/kcsan-judge.awk /tmp/dmesg.txt >/tmp/kcsan.txt || ok=0
 	if [[ -r /sys/kernel/debug/kcsan ]]; then
 		grep -E '^(data_races|races_unknown_origin|assert_failures|no_capacity|unencodable_accesses):' \
 			/sys/kernel/debug/kcsan | sed 's/^/kcsan counter: /' >>/tmp/kcsan.txt
 	fi
 	sed 's/^/vfat-runner: /' /tmp/kcsan.txt
 	send_section kcsan.txt /tmp/kcsan.txt
-	read -r _ _ _ n _ _ _ _ c _ < <(grep '^kcsan: [0-9]* report(s): ' /tmp/kcsan.txt)
+	read -r _ _ _ n _ _ _ c _ < <(grep '^kcsan: [0-9]* report(s): ' /tmp/kcsan.txt)
 	summary+=" kcsan_fat=${n:-?} kcsan_not_judged=${c:-?}"
 fi
 

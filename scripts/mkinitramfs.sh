@@ -42,7 +42,7 @@ fi
 
 run=$STAGING/run
 mkdir -p "$run/etc/runner" "$run/kselftest"
-cp "$HERE/tap-summary.awk" "$HERE/kcsan-judge.awk" "$run/etc/runner/"
+cp "$HERE/tap-summary.awk" "$HERE/kcsan-judge.awk" "$HERE/kcsan-known-core.txt" "$run/etc/runner/"
 cp -a "$CONF"/. "$run/etc/runner/"
 cp -a "$KSFT"/. "$run/kselftest/"
 install -m 755 "$HERE/guest-init.sh" "$run/init"

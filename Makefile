@@ -12,7 +12,7 @@ ARGS ?=
 
 .PHONY: help check check-series shellcheck run debug shell bench fuzz fuzz-short \
 	lookdiff lookdiff-short kunit deb deb-check distro check-debian submission docs-check \
-	transcript fat83 fat83-test fat83-host-test fat83-guest card-guest
+	transcript fat83 fat83-test fat83-host-test fat83-guest card-guest kcsan-judge-test
 
 help:
 	@echo 'make check         make docs-check, then on the three kernel lines (6.1, 6.12,'
@@ -74,6 +74,8 @@ help:
 	@echo "make fat83-host-test  fat83's journal, undo and what fix leaves alone, on"
 	@echo '                   a plain host directory taken for vfat (LD_PRELOAD'
 	@echo '                   fakevfat.so; nothing mounted; a second)'
+	@echo "make kcsan-judge-test  the judge of KCSAN's reports on saved samples (core-only:"
+	@echo '                   listed, not judged; an fs/fat frame in a stack: fails)'
 	@echo "make fat83-guest   fat83 on mtools- and Linux-made cards in the 7.3 guest:"
 	@echo '                   plain and nolongcreate mounts, the raw 8.3 view after fix,'
 	@echo '                   undo back to the same listing, what fix leaves alone'
@@ -158,6 +160,9 @@ fat83-test:
 
 fat83-host-test:
 	$(MAKE) -C tools/fat83 host-test
+
+kcsan-judge-test:
+	./scripts/kcsan-judge-test.sh
 
 fat83-guest:
 	./tools/fat83/guest-test.sh $(ARGS)

@@ -647,8 +647,32 @@ NONCE=
 INITRD=
 STAGING=
 
+# KCSAN (a kernel built with CONFIG_KCSAN=y): every race is reported and
+# judged after the run (scripts/kcsan-judge.awk: one with an fs/fat frame
+# in either stack fails, core code's are listed, not judged).  Such a
+# kernel boots without panic_on_warn: KCSAN panics with it at its first
+# report (check_panic_on_warn() in kernel/kcsan/report.c), core code's
+# included; a WARNING still fails the run through the splat grep.
+# Decided with the kernel built (make_initramfs).
+KCSAN=0
+PANIC_ON_WARN=panic_on_warn=1
+kcsan_detect() {
+	if [[ $DISTRO == 0 ]] && grep -qx 'CONFIG_KCSAN=y' "$BUILD/.config" 2>/dev/null; then
+		KCSAN=1 PANIC_ON_WARN=
+	fi
+}
+
+# kcsan_fat_functions: the functions fs/fat's objects define (nm), one a
+# line, but for the names that vmlinux defines more than once (a static
+# helper of fs/fat named like another file's: a frame shows only the name)
+kcsan_fat_functions() {
+	nm --defined-only "$BUILD"/fs/fat/*.o 2>/dev/null | awk '$2 ~ /^[tT]$/ { print $3 }' | sort -u |
+		comm -23 - <(awk '$2 ~ /^[tTwW]$/ { print $3 }' "$BUILD/System.map" 2>/dev/null | sort | uniq -d)
+}
+
 make_initramfs() {
 	local mode=$1
+	kcsan_detect
 	stage_begin initramfs
 	NONCE=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
 	STAGING=$RESULTS/initramfs
@@ -677,18 +701,17 @@ make_initramfs() {
 			printf 'export %s=%q\n' "${TEST_ARGS[i]}" "${TEST_ARGS[i + 1]}"
 		done
 		printf 'SPLAT_RE=%q\n' "$SPLAT_RE"
-		# KCSAN: only the data races fs/fat takes part in (the functions
-		# its objects define, for KCSAN's debugfs whitelist); the rest of
-		# the kernel, whose races KCSAN reports upstream too, is not judged
-		if [[ $DISTRO == 0 ]] && grep -qx 'CONFIG_KCSAN=y' "$BUILD/.config" 2>/dev/null; then
-			printf 'KCSAN_ONLY=%q\n' "$(nm --defined-only "$BUILD"/fs/fat/*.o 2>/dev/null |
-				awk '$2 ~ /^[tT]$/ { print $3 }' | sort -u | paste -sd' ')"
-		fi
 		if [[ $DISTRO == 1 ]]; then
 			printf 'DISTRO_LOAD=%q\n' "$LOAD"
 			printf 'DISTRO_EXPECT=%q\n' "$EXPECT"
 		fi
 	} >"$conf/runner.conf"
+	# KCSAN: fs/fat's functions, for the judge of its reports
+	if [[ $KCSAN == 1 ]]; then
+		kcsan_fat_functions >"$conf/kcsan-fat-functions.txt"
+		[[ -s $conf/kcsan-fat-functions.txt ]] ||
+			fail "KCSAN: no function of fs/fat found (nm $BUILD/fs/fat/*.o)"
+	fi
 	if [[ -n $GUEST_CMD ]]; then
 		printf '%s\n' "$GUEST_CMD" >"$conf/guest-cmd.sh"
 	fi
@@ -725,7 +748,7 @@ qemu_cmd() {
 		-no-reboot -bios "$BIOS" -m "$MEM" -smp "$SMP" -kernel "$BZIMAGE" -initrd "$INITRD"
 		-serial "$con" -serial "file:$verdict" -serial "file:$data"
 		-net none
-		-append "console=ttyS0 panic=-1 panic_on_warn=1 oops=panic loglevel=7 log_buf_len=8M $append")
+		-append "console=ttyS0 panic=-1 $PANIC_ON_WARN oops=panic loglevel=7 log_buf_len=8M $append")
 }
 
 choose_accel() {
@@ -781,7 +804,7 @@ split_data() {
 
 boot_and_test() {
 	local console=$RESULTS/console.log verdict=$RESULTS/verdict.txt data=$RESULTS/data.txt
-	rm -f "$console" "$verdict" "$data" "$RESULTS"/{tap.txt,dmesg.txt,guest-cmd.txt,guest-cmd.status,run_kselftest.status,summary.txt,modules.txt}
+	rm -f "$console" "$verdict" "$data" "$RESULTS"/{tap.txt,dmesg.txt,guest-cmd.txt,guest-cmd.status,run_kselftest.status,summary.txt,modules.txt,kcsan.txt,kcsan-host.txt}
 	: >"$verdict"
 	: >"$console"
 	BZIMAGE=${BZIMAGE:-$BUILD/arch/x86/boot/bzImage}
@@ -818,8 +841,20 @@ boot_and_test() {
 	[[ $rc == 124 || $rc == 137 ]] && hung=1
 	[[ $hung == 0 && $rc != 0 ]] && qemu_failed=1
 	grep -q "^VFAT-RUNNER-VERDICT ok nonce=$NONCE " "$verdict" && guest_ok=1
+	# KCSAN's reports are judged apart (kcsan-judge.awk), not as splats
 	splats=$(tr -d '\r' <"$console" | grep -E '^\[ *[0-9]+\.[0-9]+\]' | grep -E "$SPLAT_RE" |
-		awk '!seen[$0]++' || true)
+		grep -v 'BUG: KCSAN: ' | awk '!seen[$0]++' || true)
+	local kcsan_fat=0 kcsan_core=0
+	if [[ $KCSAN == 1 ]] || grep -q 'BUG: KCSAN: ' "$console"; then
+		local funcs=$RESULTS/guest-conf/kcsan-fat-functions.txt
+		[[ -f $funcs ]] || funcs=/dev/null
+		tr -d '\r' <"$console" | grep -E '^\[ *[0-9]+\.[0-9]+\]' |
+			awk -v funcs="$funcs" -v known="$REPO/scripts/kcsan-known-core.txt" \
+				-f "$REPO/scripts/kcsan-judge.awk" >"$RESULTS/kcsan-host.txt" || true
+		read -r _ _ _ kcsan_fat _ _ _ kcsan_core _ < <(grep '^kcsan: [0-9]* report(s): ' "$RESULTS/kcsan-host.txt")
+		# no total: the judge did not run to its end, which clears nothing
+		[[ -n $kcsan_fat && -n $kcsan_core ]] || kcsan_fat=1 kcsan_core=0
+	fi
 
 	# TAP: from the data port; if the guest died before sending it, from
 	# the console (best effort, for display only).
@@ -854,6 +889,8 @@ boot_and_test() {
 		problems+=("qemu exited with status $rc (see $LOGDIR/boot.log)")
 	fi
 	[[ -n $splats ]] && problems+=("kernel splat in the guest console log (lines below)")
+	[[ $kcsan_fat -gt 0 ]] &&
+		problems+=("KCSAN: $kcsan_fat data race report(s) with an fs/fat frame (below)")
 	local incomplete=0
 	if [[ $NO_SUITE == 0 ]]; then
 		[[ $failn -gt 0 ]] && problems+=("$failn test(s) failed")
@@ -911,6 +948,16 @@ boot_and_test() {
 		fi
 	else
 		stage_end "(verdict: $(head -n 1 "$verdict"))"
+	fi
+	if [[ $kcsan_fat -gt 0 ]]; then
+		grep -E '^kcsan: (fs/fat: |\| )' "$RESULTS/kcsan-host.txt" | head -n 200 | sed 's/^/  /' >&2
+	fi
+	if [[ $kcsan_core -gt 0 ]]; then
+		echo "KCSAN: $kcsan_core race report(s) of core code only (no fs/fat frame, or a known core race): reported, not judged:"
+		grep '^kcsan: core (reported, not judged): ' "$RESULTS/kcsan-host.txt" |
+			sed 's/^kcsan: core (reported, not judged): /  /' | sort | uniq -c
+	elif [[ $KCSAN == 1 ]]; then
+		echo "KCSAN: no race report of core code only"
 	fi
 	echo "results: $RESULTS"
 	printf '%s passed, %s failed, %s skipped\n' "$pass" "$failn" "$skip" | tee "$RESULTS/summary.txt"

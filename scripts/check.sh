@@ -159,6 +159,22 @@ if ((!DEB_ONLY)); then
 	fi
 fi
 
+# The judge of KCSAN's reports (scripts/kcsan-judge.awk, used by the
+# runner on the kcsan config): its host unit test on the saved report
+# samples, one case per sample (make kcsan-judge-test).
+if ((!DEB_ONLY)); then
+	echo "=== make kcsan-judge-test"
+	out=$(make -s kcsan-judge-test 2>&1)
+	rc=$?
+	printf '%s\n' "$out" | grep -v '^ok ' | tail -n 40
+	read -r p f < <(printf '%s\n' "$out" | sed -n 's/^kcsan-judge: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' | tail -n 1)
+	if [[ $rc == 0 && ${f:-1} == 0 ]]; then
+		count all "${p:-0}" 0 0; note ok "kcsan judge: ${p:-0} passed, 0 failed"
+	else
+		count all "${p:-0}" "$(( ${f:-0} > 0 ? f : 1 ))" 0; note FAIL "kcsan judge (make kcsan-judge-test)"
+	fi
+fi
+
 # nolongcreate differential test (fuzz/, README "Differential test"): the
 # model's host check (against each line's fs/nls tables) counts as one case
 # per line; 5000 names (seed 1) then run in each line's boot,
@@ -184,7 +200,7 @@ fuzz_run=()
 
 # run_suite LINE CONFIG [qemu-run.sh options...]
 run_suite() {
-	local kl=$1 cfg=$2 log rc summary p f s t0=$SECONDS label copt
+	local kl=$1 cfg=$2 log rc summary p f s t0=$SECONDS label copt kcsan
 	shift 2
 	# LINE "distro": Debian's kernel with the DKMS modules
 	copt=(--kernel "$kl" --config "$cfg")
@@ -198,6 +214,9 @@ run_suite() {
 	./qemu-run.sh "${copt[@]}" "$@" "${QARGS[@]}" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 	summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -n 1)
+	# the kcsan config: core code's race reports, listed, not judged
+	kcsan=$(grep -oE '^KCSAN: ([0-9]+ race report\(s\) of core code only|no race report of core code only)' "$log" |
+		sed -E 's/^KCSAN: ([0-9]+) race report\(s\) of core code only/KCSAN: \1 core-only race report(s) not judged/')
 	rm -f "$log"
 	if [[ -n $summary ]]; then
 		read -r p _ f _ s _ <<<"${summary//,/}"
@@ -209,7 +228,7 @@ run_suite() {
 	fi
 	count "$kl" "$p" "$f" "$s"
 	note "$([[ $rc == 0 ]] && echo ok || echo FAIL)" \
-		"${label//$fuzz_dir\//}: $p passed, $f failed, $s skipped (exit $rc, $(elapsed "$t0"))"
+		"${label//$fuzz_dir\//}: $p passed, $f failed, $s skipped (exit $rc, $(elapsed "$t0"))${kcsan:+; $kcsan}"
 }
 
 # The lookup differential test of the 8.3 fast path (patch 0008; README

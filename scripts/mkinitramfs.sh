@@ -8,7 +8,7 @@
 # buffer-format.rst):
 #   1. the base, from this host (initramfs-base.sh): shell, tools, libraries;
 #   2. the run part: scripts/guest-init.sh as /init, the runner's
-#      configuration and tap-summary.awk in /etc/runner, the installed
+#      configuration, tap-summary.awk and kcsan-judge.awk in /etc/runner, the installed
 #      kselftests as /kselftest, and EXTRA-DIR's tree if given (the
 #      modules of --distro-kernel, in usr/lib/modules: the base's /lib is a
 #      symlink to usr/lib, which a real lib/ in this archive would replace).
@@ -42,7 +42,7 @@ fi
 
 run=$STAGING/run
 mkdir -p "$run/etc/runner" "$run/kselftest"
-cp "$HERE/tap-summary.awk" "$run/etc/runner/"
+cp "$HERE/tap-summary.awk" "$HERE/kcsan-judge.awk" "$HERE/kcsan-known-core.txt" "$run/etc/runner/"
 cp -a "$CONF"/. "$run/etc/runner/"
 cp -a "$KSFT"/. "$run/kselftest/"
 install -m 755 "$HERE/guest-init.sh" "$run/init"

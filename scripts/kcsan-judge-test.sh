@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# kcsan-judge-test.sh - unit test of scripts/kcsan-judge.awk, the runner's
+# judge of KCSAN reports, on the report samples in scripts/kcsan-samples/
+# (console-log text, as the host and the guest read it): a core-only race
+# (reported, not judged), a race between fs/fat and core code and one
+# inside fs/fat (each fails), a race of unknown origin seen in fs/fat, a
+# bare "BUG: KCSAN:" line without its stacks (fails), a log with two
+# reports, and a known core race (scripts/kcsan-known-core.txt) reached
+# through fs/fat (not judged) or against an access by fs/fat (fails).
+# The samples are made in the format of kernel/kcsan/report.c; the
+# function names of their stacks are the 6.12 kernel's.  make
+# kcsan-judge-test; part of make check's host checks.
+
+set -uo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+S=$HERE/kcsan-samples
+pass=0 failn=0
+
+# expect NAME STATUS TOTAL-LINE [REGEX the output must match]... -- LOG...
+expect() {
+	local name=$1 want=$2 total=$3 out rc re
+	shift 3
+	local res=()
+	while [[ $1 != -- ]]; do res+=("$1"); shift; done
+	shift
+	out=$(cat "$@" | awk -v funcs="$S/fat-functions.txt" -v known="$HERE/kcsan-known-core.txt" -f "$HERE/kcsan-judge.awk")
+	rc=$?
+	local ok=1
+	[[ $rc == "$want" ]] || { echo "  exit status $rc, expected $want"; ok=0; }
+	grep -qxF "kcsan: $total" <<<"$out" || { echo "  no line 'kcsan: $total'"; ok=0; }
+	for re in "${res[@]}"; do
+		grep -qE -- "$re" <<<"$out" || { echo "  no line matching /$re/"; ok=0; }
+	done
+	if [[ $ok == 1 ]]; then
+		echo "ok - $name"
+		pass=$((pass + 1))
+	else
+		echo "not ok - $name"
+		printf '%s\n' "$out" | sed 's/^/  | /'
+		failn=$((failn + 1))
+	fi
+}
+
+expect "core-only race (writeback): reported, not judged" 0 \
+	"1 report(s): 0 judged fs/fat's (failing), 1 core code's (reported, not judged)" \
+	'^kcsan: core \(reported, not judged\): BUG: KCSAN: data-race in wb_io_lists_populated / wb_update_bandwidth$' \
+	-- "$S/core-only.log"
+expect "fs/fat vs core race: fails, naming fat_write_end" 1 \
+	"1 report(s): 1 judged fs/fat's (failing), 0 core code's (reported, not judged)" \
+	'^kcsan: fs/fat: BUG: KCSAN: data-race in __mark_inode_dirty / fat_write_end \[fs/fat frames: fat_write_end\]$' \
+	'^kcsan: \| read to 0x[0-9a-f]+ of 8 bytes by task 29 on cpu 1:$' \
+	-- "$S/fat-vs-core.log"
+expect "fs/fat-only race (remount vs create): fails" 1 \
+	"1 report(s): 1 judged fs/fat's (failing), 0 core code's (reported, not judged)" \
+	'^kcsan: fs/fat: BUG: KCSAN: data-race in fat_reconfigure / vfat_add_entry \[fs/fat frames: fat_reconfigure vfat_add_entry vfat_create\]$' \
+	-- "$S/fat-only.log"
+expect "race of unknown origin in fs/fat: fails" 1 \
+	"1 report(s): 1 judged fs/fat's (failing), 0 core code's (reported, not judged)" \
+	'^kcsan: fs/fat: BUG: KCSAN: data-race in fat_statfs\+0x5e/0x2a0 \[fs/fat frames: fat_statfs\]$' \
+	-- "$S/unknown-origin-fat.log"
+expect "a bare BUG: KCSAN: line without stacks: fails" 1 \
+	"1 report(s): 1 judged fs/fat's (failing), 0 core code's (reported, not judged)" \
+	'\[fs/fat frames: \(no stack printed\)\]$' \
+	-- "$S/bare-line.log"
+expect "core-only and fs/fat-only in one log: 1 failing, 1 listed" 1 \
+	"2 report(s): 1 judged fs/fat's (failing), 1 core code's (reported, not judged)" \
+	'^kcsan: core \(reported, not judged\): BUG: KCSAN: data-race in wb_io_lists_populated' \
+	'^kcsan: fs/fat: BUG: KCSAN: data-race in fat_reconfigure / vfat_add_entry' \
+	-- "$S/core-only.log" "$S/fat-only.log"
+expect "a known core race reached through fs/fat (fat_write_end below wb_io_lists_populated): listed, not judged" 0 \
+	"1 report(s): 0 judged fs/fat's (failing), 1 core code's (reported, not judged)" \
+	'^kcsan: core \(reported, not judged\): BUG: KCSAN: data-race in wb_io_lists_populated / wb_update_bandwidth \[known core race: wb_io_lists_populated; fs/fat frames below it: fat_write_end\]$' \
+	-- "$S/known-core-via-fat.log"
+expect "a known core race's function against an access by fs/fat (fat_write_inode): fails" 1 \
+	"1 report(s): 1 judged fs/fat's (failing), 0 core code's (reported, not judged)" \
+	'^kcsan: fs/fat: BUG: KCSAN: data-race in fat_write_inode / wb_io_lists_populated \[fs/fat frames: fat_write_inode\]$' \
+	-- "$S/known-core-vs-fat-access.log"
+expect "no report at all" 0 \
+	"0 report(s): 0 judged fs/fat's (failing), 0 core code's (reported, not judged)" \
+	-- /dev/null
+# without the function list only paths under fs/fat/ count: a decoded trace
+out=$(sed 's|fat_write_end+0x8e/0x120|fat_write_end+0x8e/0x120 (fs/fat/inode.c:237)|' "$S/fat-vs-core.log" |
+	awk -v funcs=/dev/null -f "$HERE/kcsan-judge.awk")
+if [[ $? == 1 ]] && grep -q 'fs/fat frames: fat_write_end' <<<"$out"; then
+	echo "ok - a decoded frame under fs/fat/ counts without the function list"; pass=$((pass + 1))
+else
+	echo "not ok - a decoded frame under fs/fat/ counts without the function list"; failn=$((failn + 1))
+fi
+
+echo "kcsan-judge: $pass passed, $failn failed"
+[[ $failn == 0 ]]

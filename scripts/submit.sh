@@ -630,7 +630,7 @@ if [[ -n $MAINLINE ]]; then
 else
 	ON=$TAG
 fi
-FAST_ON="It applies on top of the series \"$OPTION_SUBJECT\", on $ON."
+FAST_ON=$(printf 'It applies on top of the series "%s", on %s.\n' "$OPTION_SUBJECT" "$ON" | fold -s -w 72 | sed 's/ *$//')
 for s in "${SERIESNAMES[@]}"; do
 	if [[ $s == option ]]; then
 		grep -qF "The series applies to $ON." "$TMP/$s.blurb" ||
@@ -886,7 +886,7 @@ for s in "${SERIESNAMES[@]}"; do
 		done
 	done
 	if [[ ${#missing[@]} -eq 0 ]]; then
-		ok "$s: To: ${EXTRA_TO[*]}; Cc: ${EXTRA_CC[*]} (besides get_maintainer.pl's) in every file"
+		ok "$s: ${EXTRA_TO[*]:+To: ${EXTRA_TO[*]}; }Cc: ${EXTRA_CC[*]} (besides get_maintainer.pl's) in every file"
 	else
 		notok "$s: recipients missing: ${missing[*]}"
 	fi

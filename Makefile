@@ -51,15 +51,16 @@ help:
 	@echo '                   Debian 12 root (DEB_ARGS="--suite trixie": Debian 13)'
 	@echo 'make check-debian  only the Debian part of make check: deb-check of Debian 12'
 	@echo '                   and 13 at once, the two --distro-kernel boots, --no-dkms'
-	@echo 'make submission    two independent postings for git send-email, From: and'
-	@echo '                   Signed-off-by: your git identity: the option series'
-	@echo '                   (patches/7.3/series) and the fast path (patches/fastpath/),'
-	@echo '                   each with a cover letter naming the upstream tag (v7.3-rc7),'
-	@echo '                   To/Cc from get_maintainer.pl + Brauner, Jan Kara, fsdevel;'
-	@echo '                   checked: each git am alone on pristine, fs/fat W=1 and the'
-	@echo "                   selftests build, checkpatch --strict, Debian's patches"
-	@echo '                   leave the touched paths alone; in <cache>/submission'
-	@echo '                   (scripts/submit.sh; SUBMIT_ARGS="--version 2")'
+	@echo 'make submission    two postings for git send-email, From: and Signed-off-by:'
+	@echo '                   your git identity: the option series (patches/7.3/series,'
+	@echo '                   cover letter) and on top of it the fast path as [RFC PATCH]'
+	@echo '                   (patches/fastpath/); To/Cc from get_maintainer.pl + Andrew'
+	@echo '                   Morton, Brauner, Viro, Jan Kara, fsdevel.  TREE=~/linux (a'
+	@echo '                   mainline checkout): applied (git am), built and based'
+	@echo '                   (format-patch --base) on its HEAD; without TREE on'
+	@echo "                   Debian's linux-source-7.3, naming v7.3-rc7.  Checked: git am,"
+	@echo '                   fs/fat W=1 and the selftests build, checkpatch --strict; in'
+	@echo '                   <cache>/submission (scripts/submit.sh; SUBMIT_ARGS="--version 2")'
 	@echo 'make docs-check    README.md and docs/ against make help and qemu-run.sh'
 	@echo '                   --help: every target and option they name must exist,'
 	@echo '                   every link must lead to a file (scripts/check-docs.sh;'
@@ -115,7 +116,7 @@ deb:
 SUBMIT_ARGS ?=
 
 submission:
-	./scripts/submit.sh $(SUBMIT_ARGS)
+	./scripts/submit.sh $(if $(TREE),--tree $(TREE)) $(SUBMIT_ARGS)
 
 distro:
 	./qemu-run.sh --distro-kernel $(ARGS)

@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# submit.sh - write the mainline patches as two independent postings, ready
-# for git send-email, signed by the person running it:
+# submit.sh - write the mainline patches as two postings, ready for git
+# send-email, signed by the person running it:
 #
 #   option/    every patch of patches/7.3/series but the 8.3 fast path, with
 #              a cover letter: "fat: add the nolongcreate mount option to vfat"
-#   fastpath/  the 8.3 fast path, patches/fastpath/*.patch; one patch
-#              goes without a cover letter, its notes below --- kept
+#   fastpath/  the 8.3 fast path, patches/fastpath/*.patch, as [RFC PATCH]
+#              on top of the option series; one patch goes without a cover
+#              letter, its notes below --- kept
 #
-# under <cache>/submission/.  Each applies to the upstream tag the pristine
-# tree equals in the paths the patches touch (v7.3-rc7 for Debian's
-# 7.3~rc7), on its own; checked: git am of each alone onto the pristine
-# tree, fs/fat built with W=1 and the touched selftests built there,
-# checkpatch.pl --strict, and Debian's patches left those paths alone.
+# under <cache>/submission/.  With --tree DIR (make submission TREE=DIR), a
+# mainline checkout (a kernel.org clone): both are applied onto its HEAD
+# (the option series with plain git am, the fast path on top of it), built
+# there, and written with git format-patch --base=<that commit>.  Without
+# it, onto the pristine linux-source-7.3 tree of ./qemu-run.sh, whose
+# upstream tag (v7.3-rc7 for Debian's 7.3~rc7) the cover letter names: no
+# base-commit: line, as that tree is a private import.  Checked either way:
+# git am onto the base, fs/fat built with W=1 and the touched selftests
+# built there, checkpatch.pl --strict; on Debian's tree also that Debian's
+# patches left those paths alone.
 #
 # Run scripts/submit.sh --help for the options.
 
@@ -37,73 +43,98 @@ NEUTRAL_EMAIL=runner@vfat-nolongcreate.invalid
 CACHE=${XDG_CACHE_HOME:-${HOME:-$(cd ~ && pwd)}/.cache}/vfat-nolongcreate
 VERSION=1
 DEBIAN_TAR=
-# Beyond get_maintainer.pl: fat reaches mainline through the VFS tree
-# (MAINTAINERS' "FILESYSTEMS (VFS and infrastructure)": M, R, L).
-EXTRA_TO=("Christian Brauner <brauner@kernel.org>")
-EXTRA_CC=("Jan Kara <jack@suse.cz>" "linux-fsdevel@vger.kernel.org")
+MAINLINE=
+# Beyond get_maintainer.pl (To: OGAWA Hirofumi, fat's maintainer; fat has
+# no tree or list of its own in MAINTAINERS): Cc Andrew Morton, who has
+# taken fat patches Hirofumi acked (e.g. 8cafcb881364, 2026), and the VFS
+# maintainers and list, MAINTAINERS' "FILESYSTEMS (VFS and
+# infrastructure)" M, R and L, which get_maintainer.pl does not name for
+# fs/fat/ (its F: fs/* is the files in fs/ only).
+EXTRA_TO=()
+EXTRA_CC=("Andrew Morton <akpm@linux-foundation.org>" "Christian Brauner <brauner@kernel.org>"
+	"Alexander Viro <viro@zeniv.linux.org.uk>" "Jan Kara <jack@suse.cz>"
+	"linux-fsdevel@vger.kernel.org")
 
 usage() {
 	cat <<EOF
 Usage: $PROG [OPTIONS]
 
-Write the mainline patches as two independent postings for git
-send-email, From: and Signed-off-by: you (your git identity: git config
-user.name / user.email, or GIT_AUTHOR_NAME / GIT_AUTHOR_EMAIL):
+Write the mainline patches as two postings for git send-email, From: and
+Signed-off-by: you (your git identity: git config user.name / user.email,
+or GIT_AUTHOR_NAME / GIT_AUTHOR_EMAIL):
 
   <cache>/submission/option/    patches/$LINE/series but the 8.3 fast path
-                                (*$FASTPATH_PAT*), with a cover
-                                letter "$OPTION_SUBJECT"
+                                (*$FASTPATH_PAT*), "[PATCH n/N]" with
+                                a cover letter "$OPTION_SUBJECT"
                                 (blurb: patches/$LINE/0000-cover-letter.patch)
-  <cache>/submission/fastpath/  patches/fastpath/*.patch, the fast path on
-                                its own.  One patch goes alone, no cover
-                                letter: the notes below its --- (merge
-                                order, analysis of the figures) are kept,
-                                on a first posting too, with "It applies
-                                to <tag>." added.  A cover letter only for
+  <cache>/submission/fastpath/  patches/fastpath/*.patch, the fast path as
+                                "[RFC PATCH]" on top of the option series.
+                                One patch goes alone, no cover letter: the
+                                notes below its --- (merge order, analysis
+                                of the figures) are kept, on a first
+                                posting too, with "It applies on top of the
+                                series ..." added.  A cover letter only for
                                 several patches or with
                                 patches/fastpath/0000-cover-letter.patch
                                 (its blurb, else a built-in one).  Left
                                 out, and said so, while patches/fastpath/
                                 has no patch
 
-written by git format-patch --thread, To: the maintainers
-and Cc: the reviewers and lists that the kernel tree's
-scripts/get_maintainer.pl names, plus ${EXTRA_TO[*]} (To),
-${EXTRA_CC[*]} (Cc): fat reaches
-mainline through the VFS tree.  No base-commit: line (the pristine tree is
-a private import): the cover letters (or a lone fast path's notes) say
-which upstream tag the patches apply to, the tag of the Debian version in
-use (v7.3-rc7 for 7.3~rc7-1~exp1).  A first posting carries no version
-notes: neither the cover's "Changes in vN" sections nor the notes below
-an option patch's ---; with --version N they are kept.  The fast path's
-notes are kept on any posting (no "Changes in vN" in them on a first
-one).  The patches are made in a scratch clone, <cache>/submission/tree, of
-the pristine linux-source-$LINE tree that ./qemu-run.sh --kernel $LINE keeps
-in <cache>/src/$LINE/linux (read only here).  Then checked, each posting
-on its own:
-  - git am of its patches onto the pristine tree gives the tree of the
-    pristine tree with its source patches applied;
+The base, onto which the option series is applied with plain git am and
+the fast path on top of it:
+  --tree DIR (make submission TREE=DIR)  the HEAD commit of DIR, a mainline
+        checkout (a clone of torvalds/linux.git, or of the tree expected to
+        take the series), read only: the patches are made in a scratch
+        clone, <cache>/submission/tree-mainline, and written with git
+        format-patch --base=<that commit>, so each posting ends with its
+        base-commit: (and the fast path with the option series'
+        prerequisite-patch-id:) lines; the cover letter names the commit's
+        git describe.
+  without --tree  the pristine linux-source-$LINE tree that ./qemu-run.sh
+        --kernel $LINE keeps in <cache>/src/$LINE/linux (read only here),
+        scratch clone <cache>/submission/tree.  It is a private import, so
+        no base-commit: line; the cover letter (or a lone fast path's notes)
+        names the upstream tag of the Debian version in use (v7.3-rc7 for
+        7.3~rc7-1~exp1), and it is checked that Debian's patches leave the
+        touched paths as that tag has them (below).  Said in one line.
+
+Written by git format-patch --thread, To: the maintainers and Cc: the
+reviewers and lists that the base tree's scripts/get_maintainer.pl names,
+plus Cc: ${EXTRA_CC[*]}.  A first posting carries no version notes:
+neither the cover's "Changes in vN" sections nor the notes below an option
+patch's ---; with --version N they are kept.  The fast path's notes are
+kept on any posting (no "Changes in vN" in them on a first one).  Then
+checked, each posting:
+  - git am of the option series onto the base, and of the fast path onto
+    the base with the option series, gives the tree of the base with the
+    source patches applied;
   - fs/fat builds with W=1 and no warning (the config of a ./qemu-run.sh
     --kernel $LINE build in <cache>/build/$LINE/, fat_test.c included),
     and the selftests it touches compile (<cache>/submission/build);
-  - checkpatch.pl --strict: no error and no warning in any patch (the
-    "does MAINTAINERS need updating?" warning passed over when MAINTAINERS
-    covers every file a patch adds or deletes, as ./qemu-run.sh does);
-  - no placeholder identity, no base-commit/prerequisite-patch-id line, the
-    tag named (in the cover letter, or below the --- of a fast path sent
-    without one), the VFS recipients in every file;
-and once: the pristine tree's version is the tag's, and none of the
-patches of Debian's source package (linux_<version>.debian.tar.xz, from
-Debian's archive, checked against its Sources index:
+  - checkpatch.pl --strict of the base tree: no error and no warning in
+    any patch (the "does MAINTAINERS need updating?" warning passed over
+    when MAINTAINERS covers every file a patch adds or deletes, as
+    ./qemu-run.sh does);
+  - no placeholder identity; with --tree the base-commit: line of the base
+    (and the fast path's prerequisite-patch-id: lines), without it no
+    base-commit/prerequisite-patch-id line and the tag named (in the cover
+    letter, or below the --- of a fast path sent without one); the
+    recipients above in every file;
+and once, without --tree: the pristine tree's version is the tag's, and
+none of the patches of Debian's source package (linux_<version>.debian.tar.xz,
+from Debian's archive, checked against its Sources index:
 scripts/debian-patches.sh) nor its Files-Excluded touches a path the
 patches touch, so those paths are the tag's.
 
 Options:
+  --tree DIR        a mainline checkout to apply, build and base the
+                    postings on (its HEAD); see above
   --version N       reroll count: git format-patch -v N, "[PATCH vN ...]"
                     (default: $VERSION)
   --debian-tar FILE Debian's linux_<version>.debian.tar.xz, fetched
                     elsewhere when Debian's pool does not serve it here
-                    (still checked against the Sources index's SHA-256)
+                    (still checked against the Sources index's SHA-256;
+                    without --tree only)
   --cache DIR       cache dir (default: \${XDG_CACHE_HOME:-\$HOME/.cache}/vfat-nolongcreate)
   -h, --help        this text
 
@@ -111,8 +142,9 @@ Exit status: 0 written and checked; 1 a step or a check failed (the files
 are then left in <cache>/submission/rejected/, not in option/ and
 fastpath/); 2 bad usage, no usable git identity (placeholders such as the
 repository's own "Seed ... maintainers" identity or addresses under
-.example, .invalid, .test, .localhost or noreply are refused), or no
-pristine tree (run ./qemu-run.sh --kernel $LINE --check-series first).
+.example, .invalid, .test, .localhost or noreply are refused), no kernel
+tree at --tree DIR, or no pristine tree without it (run ./qemu-run.sh
+--kernel $LINE --check-series first).
 EOF
 }
 
@@ -145,6 +177,12 @@ while [[ $# -gt 0 ]]; do
 		shift 2
 		;;
 	--cache=*) CACHE=${1#*=}; shift ;;
+	--tree)
+		[[ $# -ge 2 ]] || die_usage "--tree needs an argument"
+		MAINLINE=$2
+		shift 2
+		;;
+	--tree=*) MAINLINE=${1#*=}; shift ;;
 	*) die_usage "unknown argument: $1" ;;
 	esac
 done
@@ -153,6 +191,11 @@ done
 if [[ -n $DEBIAN_TAR ]]; then
 	[[ -f $DEBIAN_TAR ]] || die_usage "--debian-tar: no file $DEBIAN_TAR"
 	DEBIAN_TAR=$(cd "$(dirname "$DEBIAN_TAR")" && pwd -P)/${DEBIAN_TAR##*/}
+fi
+if [[ -n $MAINLINE ]]; then
+	[[ -n $DEBIAN_TAR ]] && die_usage "--debian-tar is for Debian's tree, not with --tree"
+	[[ -d $MAINLINE ]] || die 2 "--tree: no directory $MAINLINE"
+	MAINLINE=$(cd "$MAINLINE" && pwd -P)
 fi
 
 # Not run from inside some other git command's environment.
@@ -198,26 +241,51 @@ unset GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_AUTHOR_DATE \
 
 # ------------------------------------------------------------------- paths --
 SRC_HINT="run ./qemu-run.sh --kernel $LINE --check-series first"
-[[ -d $CACHE ]] || die 2 "no cache dir $CACHE (no pristine linux-source-$LINE tree); $SRC_HINT"
+if [[ -n $MAINLINE ]]; then
+	mkdir -p "$CACHE"
+else
+	[[ -d $CACHE ]] || die 2 "no cache dir $CACHE (no pristine linux-source-$LINE tree); $SRC_HINT"
+fi
 CACHE=$(cd "$CACHE" && pwd -P)
 case $CACHE/ in
 "$REPO"/*) die_usage "the cache dir must not be inside the repository ($CACHE)" ;;
 esac
-SRC=$CACHE/src/$LINE/linux
 OUT=$CACHE/submission
-TREE=$OUT/tree
-PRISTINE=$(git -C "$SRC" rev-parse -q --verify 'pristine^{commit}' 2>/dev/null) ||
-	die 2 "no pristine linux-source-$LINE tree (git tag 'pristine' in $SRC); $SRC_HINT"
-git -C "$SRC" cat-file -e "$PRISTINE:scripts/checkpatch.pl" 2>/dev/null ||
-	die 2 "$SRC is not a kernel tree; $SRC_HINT"
-# The Debian version the pristine tree was extracted from (the last field of
-# the stamp ./qemu-run.sh writes), and the upstream tag of its upstream part:
-# 7.3~rc7-1~exp1 -> v7.3-rc7, 7.3.2-1 -> v7.3.2.
-SRCVER=$(awk '{ print $NF }' "$CACHE/src/$LINE/pristine.stamp" 2>/dev/null || true)
-[[ -n $SRCVER ]] || die 2 "no $CACHE/src/$LINE/pristine.stamp (the Debian version of the tree); $SRC_HINT"
-upver=${SRCVER#*:}
-upver=${upver%-*}
-TAG=v${upver//\~/-}
+if [[ -n $MAINLINE ]]; then
+	# A mainline checkout: its HEAD commit is the base (its working tree,
+	# index and branches are not touched).
+	SRC=$MAINLINE
+	PRISTINE=$(git -C "$SRC" rev-parse -q --verify 'HEAD^{commit}' 2>/dev/null) ||
+		die 2 "--tree $SRC: not a git checkout with a HEAD commit (clone https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git)"
+	for f in scripts/checkpatch.pl scripts/get_maintainer.pl fs/fat/namei_vfat.c; do
+		git -C "$SRC" cat-file -e "$PRISTINE:$f" 2>/dev/null ||
+			die 2 "--tree $SRC: its HEAD is not a kernel tree (no $f)"
+	done
+	TREE=$OUT/tree-mainline
+	# how the cover letter names the base: its git describe (v7.3-rc7, or
+	# v7.3-rc7-123-g0123456789ab), else the commit
+	TAG=$(git -C "$SRC" describe --tags --abbrev=12 "$PRISTINE" 2>/dev/null) ||
+		TAG=$(git -C "$SRC" rev-parse --short=12 "$PRISTINE")
+	SRCVER=
+	BASEDESC="the mainline checkout $SRC at $TAG (${PRISTINE:0:12})"
+else
+	SRC=$CACHE/src/$LINE/linux
+	TREE=$OUT/tree
+	PRISTINE=$(git -C "$SRC" rev-parse -q --verify 'pristine^{commit}' 2>/dev/null) ||
+		die 2 "no pristine linux-source-$LINE tree (git tag 'pristine' in $SRC); $SRC_HINT"
+	git -C "$SRC" cat-file -e "$PRISTINE:scripts/checkpatch.pl" 2>/dev/null ||
+		die 2 "$SRC is not a kernel tree; $SRC_HINT"
+	# The Debian version the pristine tree was extracted from (the last
+	# field of the stamp ./qemu-run.sh writes), and the upstream tag of its
+	# upstream part: 7.3~rc7-1~exp1 -> v7.3-rc7, 7.3.2-1 -> v7.3.2.
+	SRCVER=$(awk '{ print $NF }' "$CACHE/src/$LINE/pristine.stamp" 2>/dev/null || true)
+	[[ -n $SRCVER ]] || die 2 "no $CACHE/src/$LINE/pristine.stamp (the Debian version of the tree); $SRC_HINT"
+	upver=${SRCVER#*:}
+	upver=${upver%-*}
+	TAG=v${upver//\~/-}
+	BASEDESC="Debian's linux-source-$LINE $SRCVER (upstream $TAG)"
+	echo "$PROG: no TREE= (--tree): applying, building and checking on $BASEDESC, not on a mainline checkout; the postings name $TAG and carry no base-commit:"
+fi
 
 # ------------------------------------------------------------------ series --
 [[ -f $PATCHDIR/series ]] || die 1 "no patches/$LINE/series"
@@ -286,25 +354,31 @@ git_t() {
 }
 
 # A clone of $SRC sharing its objects (git clone --shared); reused while it
-# still has the same pristine commit.
+# is a clone of $SRC that has the base commit (Debian's tree: as its tag
+# pristine).
 STEP="scratch tree"
-if [[ -d $TREE/.git ]] && [[ $(git_t rev-parse -q --verify 'pristine^{commit}' 2>/dev/null || true) == "$PRISTINE" ]] &&
-	git_t cat-file -e "$PRISTINE^{tree}" 2>/dev/null; then
+scratch_ok() {
+	[[ -d $TREE/.git ]] &&
+		[[ $(git_t config --get remote.origin.url 2>/dev/null || true) == "$SRC" ]] &&
+		git_t cat-file -e "$PRISTINE^{commit}" 2>/dev/null || return 1
+	[[ -n $MAINLINE ]] ||
+		[[ $(git_t rev-parse -q --verify 'pristine^{commit}' 2>/dev/null || true) == "$PRISTINE" ]]
+}
+if scratch_ok; then
 	echo "  scratch tree $TREE reused" >>"$LOG"
 else
 	echo "$PROG: cloning $SRC into $TREE (once)"
 	rm -rf "$TREE"
 	run git clone -q --shared --no-checkout --template= "$SRC" "$TREE" ||
 		fail "git clone --shared $SRC failed"
-	[[ $(git_t rev-parse -q --verify 'pristine^{commit}') == "$PRISTINE" ]] ||
-		fail "the clone's tag pristine is not $PRISTINE"
+	scratch_ok || fail "the clone $TREE of $SRC has not the base commit $PRISTINE"
 fi
 
 reset_tree() {
 	if [[ -d $TREE/.git/rebase-apply ]]; then
 		git_t am --abort >>"$LOG" 2>&1 || true
 	fi
-	run git_t checkout -q -f --detach "$PRISTINE" || fail "git checkout pristine failed"
+	run git_t checkout -q -f --detach "$PRISTINE" || fail "git checkout of the base $PRISTINE failed"
 	run git_t clean -fdxq || fail "git clean failed"
 }
 
@@ -321,8 +395,9 @@ am() {
 }
 
 # ---------------------------------------------------------------- commits --
-# make_commits NAME PATCH...: the patches git am'd onto the pristine tree,
-# then each commit again with the sender as author (and committer), its
+# make_commits NAME BASE PATCH...: the patches git am'd onto BASE (the base
+# tree's commit, or the option series' tip for the fast path), then each
+# commit again with the sender as author (and committer), its
 # author date kept, and the patch author's Signed-off-by replaced by the
 # sender's; nothing else in the message changes.  Sets REF[NAME] (the tree)
 # and TIP[NAME].
@@ -330,13 +405,18 @@ TMP=$(mktemp -d "$OUT/tmp.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 declare -A REF TIP
 make_commits() {
-	local name=$1 c aline orig adate parent=$PRISTINE
-	shift
+	local name=$1 base=$2 c aline orig adate parent=$2 what
+	shift 2
 	STEP="commits ($name)"
 	reset_tree
-	am "$name series on pristine" "$@"
+	what="$name series on the base"
+	if [[ $base != "$PRISTINE" ]]; then
+		run git_t checkout -q -f --detach "$base" || fail "git checkout $base failed"
+		what="$name on top of the option series (patches/fastpath/ must be made on top of patches/$LINE/)"
+	fi
+	am "$what" "$@"
 	REF[$name]=$(git_t rev-parse 'HEAD^{tree}')
-	mapfile -t COMMITS < <(git_t rev-list --reverse "$PRISTINE..HEAD")
+	mapfile -t COMMITS < <(git_t rev-list --reverse "$base..HEAD")
 	[[ ${#COMMITS[@]} -eq $# ]] || fail "git am made ${#COMMITS[@]} commits of $# patches"
 	for c in "${COMMITS[@]}"; do
 		git_t cat-file commit "$c" >"$TMP/raw"
@@ -360,9 +440,9 @@ make_commits() {
 	TIP[$name]=$parent
 	run git_t update-ref "refs/heads/submission-$name" "$parent"
 }
-make_commits option "${OPTION[@]}"
+make_commits option "$PRISTINE" "${OPTION[@]}"
 if [[ ${#FASTPATH[@]} -gt 0 ]]; then
-	make_commits fastpath "${FASTPATH[@]}"
+	make_commits fastpath "${TIP[option]}" "${FASTPATH[@]}"
 fi
 
 # ----------------------------------------------------------- format-patch --
@@ -375,14 +455,18 @@ fi
 has_cover() { [[ $1 == option || $FAST_COVER == 1 ]]; }
 
 # format_patch NAME DIR RANGE [ARGS...]: the cover letter's From: is the
-# committer, hence the sender here too.
+# committer, hence the sender here too.  The fast path is an RFC; on a
+# mainline checkout each posting names its base (base-commit:, and for the
+# fast path the option series' patches as prerequisite-patch-id:).
 format_patch() {
-	local name=$1 dir=$2 range=$3 cover=--cover-letter
+	local name=$1 dir=$2 range=$3 cover=--cover-letter base=--no-base rfc=()
 	shift 3
 	has_cover "$name" || cover=--no-cover-letter
+	[[ -n $MAINLINE ]] && base=--base=$PRISTINE
+	[[ $name == fastpath ]] && rfc=(--rfc)
 	rm -rf "$dir"
 	GIT_COMMITTER_NAME=$SENDER_NAME GIT_COMMITTER_EMAIL=$SENDER_EMAIL \
-		run git_t format-patch -q "$cover" --thread --no-base \
+		run git_t format-patch -q "$cover" --thread "$base" "${rfc[@]}" \
 		"${VARGS[@]}" -o "$dir" "$@" "$range" ||
 		fail "git format-patch $range failed"
 }
@@ -484,10 +568,10 @@ notes_of() {
 
 # put_notes SRC OUTFILE [LINE]: the notes of the source patch SRC put back
 # under the --- of the written patch (a reroll's, and the fast path's), and
-# LINE after them unless they already name the tag.
+# LINE after them unless they already have it.
 put_notes() {
 	notes_of "$1" >"$TMP/notes"
-	if [[ -n ${3:-} ]] && ! grep -qF "$TAG" "$TMP/notes"; then
+	if [[ -n ${3:-} ]] && ! grep -qF "$3" "$TMP/notes"; then
 		[[ -s $TMP/notes ]] && echo >>"$TMP/notes"
 		printf '%s\n' "$3" >>"$TMP/notes"
 	fi
@@ -532,28 +616,34 @@ else
 This patch makes vfat show plain ASCII 8.3 names, and rule entries out in
 lookups, from a per-mount table instead of converting every 8.3 name through
 the codepage and the iocharset one character at a time.  What readdir shows
-and what a lookup finds are unchanged.  It depends on no other patch, but
-with the series "$OPTION_SUBJECT" that series goes first; this
-one then applies with git am -3 and should fold its second
-MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING") line, #if
-IS_ENABLED(CONFIG_KUNIT) block and FAT_KUNIT_TEST select block into the
-series' ones.  Its figures are in its commit message.
+and what a lookup finds are unchanged.  It is an RFC on top of the series
+"$OPTION_SUBJECT": speed only, independent of the option, and
+sent apart so that the option can be judged without it.  Its figures are in
+its commit message.
 EOB
 fi
 
-# Which tree: said plainly at the end of each blurb, unless it already is.
+# Which tree: said plainly at the end of each blurb (the cover letter's
+# prose names none, as the base is chosen here), unless it already is.
+if [[ -n $MAINLINE ]]; then
+	ON="$TAG (base-commit below)"
+else
+	ON=$TAG
+fi
+FAST_ON=$(printf 'It applies on top of the series "%s", on %s.\n' "$OPTION_SUBJECT" "$ON" | fold -s -w 72 | sed 's/ *$//')
 for s in "${SERIESNAMES[@]}"; do
-	if ! grep -qF "$TAG" "$TMP/$s.blurb"; then
-		if [[ $s == option ]]; then
-			printf '\nThe series applies to %s.\n' "$TAG" >>"$TMP/$s.blurb"
-		else
-			printf '\nIt applies to %s.\n' "$TAG" >>"$TMP/$s.blurb"
-		fi
+	if [[ $s == option ]]; then
+		grep -qF "The series applies to $ON." "$TMP/$s.blurb" ||
+			printf '\nThe series applies to %s.\n' "$ON" >>"$TMP/$s.blurb"
+	else
+		grep -qF "$FAST_ON" "$TMP/$s.blurb" || printf '\n%s\n' "$FAST_ON" >>"$TMP/$s.blurb"
 	fi
 done
 
 for s in "${SERIESNAMES[@]}"; do
+	# the fast path: the commits on top of the option series
 	range=$PRISTINE..${TIP[$s]}
+	[[ $s == fastpath ]] && range=${TIP[option]}..${TIP[$s]}
 	format_patch "$s" "$TMP/$s" "$range"
 	recipients "$TMP/$s" >"$TMP/$s.recipients"
 	mapfile -t hdr <"$TMP/$s.recipients"
@@ -578,9 +668,9 @@ for s in "${SERIESNAMES[@]}"; do
 	[[ ${#outs[@]} -eq ${#srcs[@]} ]] ||
 		fail "format-patch wrote ${#outs[@]} patches for $s, not ${#srcs[@]}"
 	# the fast path's notes (merge order, the figures' analysis) on any
-	# posting; without a cover letter they also name the tag
+	# posting; without a cover letter they also say what it applies to
 	if [[ $s == fastpath ]] && ! has_cover "$s"; then
-		put_notes "${srcs[0]}" "${outs[0]}" "It applies to $TAG."
+		put_notes "${srcs[0]}" "${outs[0]}" "$FAST_ON"
 	elif [[ $VERSION != 1 || $s == fastpath ]]; then
 		for i in "${!outs[@]}"; do
 			put_notes "${srcs[i]}" "${outs[i]}"
@@ -610,30 +700,35 @@ for f in "${TOUCHED[@]}"; do
 done
 mapfile -t CHECKPATHS < <(printf '%s\n' "${CHECKPATHS[@]}" | sort -u)
 
-# (1) The tag: the pristine tree's version is the tag's, and Debian's
-# patches leave the touched paths as the upstream tarball has them.
-kver=$(make -s -C "$TREE" kernelversion 2>>"$LOG" || true)
-if [[ v${kver/.0-/-} == "$TAG" || v$kver == "$TAG" || v${kver%.0} == "$TAG" ]]; then
-	ok "the pristine tree is $kver, Debian's $SRCVER: upstream $TAG"
+# (1) The base.  A mainline checkout is its own reference.  Debian's
+# tree: its version is the tag's, and Debian's patches leave the touched
+# paths as the upstream tarball has them.
+if [[ -n $MAINLINE ]]; then
+	ok "base: $BASEDESC; written with base-commit: ${PRISTINE:0:12}"
 else
-	notok "the pristine tree is '$kver', not the $TAG of Debian's $SRCVER"
+	kver=$(make -s -C "$TREE" kernelversion 2>>"$LOG" || true)
+	if [[ v${kver/.0-/-} == "$TAG" || v$kver == "$TAG" || v${kver%.0} == "$TAG" ]]; then
+		ok "the pristine tree is $kver, Debian's $SRCVER: upstream $TAG"
+	else
+		notok "the pristine tree is '$kver', not the $TAG of Debian's $SRCVER"
+	fi
+	dargs=()
+	[[ -n $DEBIAN_TAR ]] && dargs=(--tar "$DEBIAN_TAR")
+	printf '+ scripts/debian-patches.sh %s %s %s\n' "$CACHE" "$SRCVER" "${CHECKPATHS[*]}" >>"$LOG"
+	drc=0
+	"$REPO/scripts/debian-patches.sh" "$CACHE" "$SRCVER" "${dargs[@]}" "${CHECKPATHS[@]}" >"$TMP/debian.log" 2>&1 || drc=$?
+	if ((drc == 0)); then
+		ok "equal to $TAG where touched: $(tail -n 1 "$TMP/debian.log")"
+	elif ((drc == 3)); then
+		echo "  WARN equality with $TAG NOT verified: Debian's source package cannot be fetched here;"
+		echo "       run again with SUBMIT_ARGS='--debian-tar FILE' before sending"
+		sed 's/^/  | /' "$TMP/debian.log"
+	else
+		notok "cannot show that the touched paths are those of $TAG (scripts/debian-patches.sh):"
+		sed 's/^/  | /' "$TMP/debian.log"
+	fi
+	cat "$TMP/debian.log" >>"$LOG"
 fi
-dargs=()
-[[ -n $DEBIAN_TAR ]] && dargs=(--tar "$DEBIAN_TAR")
-printf '+ scripts/debian-patches.sh %s %s %s\n' "$CACHE" "$SRCVER" "${CHECKPATHS[*]}" >>"$LOG"
-drc=0
-"$REPO/scripts/debian-patches.sh" "$CACHE" "$SRCVER" "${dargs[@]}" "${CHECKPATHS[@]}" >"$TMP/debian.log" 2>&1 || drc=$?
-if ((drc == 0)); then
-	ok "equal to $TAG where touched: $(tail -n 1 "$TMP/debian.log")"
-elif ((drc == 3)); then
-	echo "  WARN equality with $TAG NOT verified: Debian's source package cannot be fetched here;"
-	echo "       run again with SUBMIT_ARGS='--debian-tar FILE' before sending"
-	sed 's/^/  | /' "$TMP/debian.log"
-else
-	notok "cannot show that the touched paths are those of $TAG (scripts/debian-patches.sh):"
-	sed 's/^/  | /' "$TMP/debian.log"
-fi
-cat "$TMP/debian.log" >>"$LOG"
 
 # The W=1 build: one output dir, the config of a ./qemu-run.sh build of
 # this line; shared CPUs, so -j2 and after any ./qemu-run.sh using the cache.
@@ -706,14 +801,21 @@ for s in "${SERIESNAMES[@]}"; do
 	tagfile=$cover
 	has_cover "$s" || tagfile=${FILES[0]}
 
-	# (2) git am of this posting alone onto the pristine tree
+	# (2) git am of this posting onto the base (the fast path: onto the
+	# base with the option posting)
 	reset_tree
-	am "$s/ on pristine" "${FILES[@]}"
+	onto="the base"
+	if [[ $s == fastpath ]]; then
+		mapfile -t OPTFILES < <(patches_in "$STAGE/option")
+		am "option/ on the base" "${OPTFILES[@]}"
+		onto="the base + option/"
+	fi
+	am "$s/ on $onto" "${FILES[@]}"
 	got=$(git_t rev-parse 'HEAD^{tree}')
 	if [[ $got == "${REF[$s]}" ]]; then
-		ok "$s: git am of its ${#FILES[@]} patch(es) alone on pristine: tree $got, that of its source patches"
+		ok "$s: git am of its ${#FILES[@]} patch(es) on $onto: tree $got, that of its source patches"
 	else
-		notok "$s: git am on pristine: tree $got, not ${REF[$s]} (pristine + its source patches)"
+		notok "$s: git am on $onto: tree $got, not ${REF[$s]} (the base + the source patches)"
 	fi
 
 	# (3) the build, on that tree
@@ -741,12 +843,36 @@ for s in "${SERIESNAMES[@]}"; do
 	else
 		notok "$s: placeholder identity left in: ${leak//$'\n'/ }"
 	fi
-	if grep -l -E '^(base-commit|prerequisite-patch-id):' "$STAGE/$s"/*.patch >/dev/null; then
+	if [[ -n $MAINLINE ]]; then
+		# base-commit: in the cover letter, else in the last patch; the
+		# fast path names each option patch as a prerequisite
+		last=${FILES[-1]}
+		has_cover "$s" && last=$cover
+		npre=$(cat "$STAGE/$s"/*.patch | grep -c '^prerequisite-patch-id: ' || true)
+		want=0
+		[[ $s == fastpath ]] && want=${#OPTION[@]}
+		if ! grep -qx "base-commit: $PRISTINE" "$last"; then
+			notok "$s: no 'base-commit: $PRISTINE' in ${last##*/}"
+		elif [[ $npre != "$want" ]]; then
+			notok "$s: $npre prerequisite-patch-id: line(s), not $want"
+		elif ! grep -qF "$TAG" "$tagfile"; then
+			notok "$s: ${tagfile##*/} does not name $TAG"
+		else
+			ok "$s: base-commit: ${PRISTINE:0:12}, $npre prerequisite-patch-id: line(s); ${tagfile##*/} names $TAG"
+		fi
+	elif grep -l -E '^(base-commit|prerequisite-patch-id):' "$STAGE/$s"/*.patch >/dev/null; then
 		notok "$s: a base-commit: or prerequisite-patch-id: line"
 	elif ! grep -qF "$TAG" "$tagfile"; then
 		notok "$s: ${tagfile##*/} does not name $TAG"
 	else
 		ok "$s: no base-commit/prerequisite-patch-id line; ${tagfile##*/} names $TAG"
+	fi
+	if [[ $s == fastpath ]]; then
+		if grep -q '^Subject: \[RFC PATCH' "${FILES[@]}"; then
+			ok "$s: sent as [RFC PATCH], on top of the option series"
+		else
+			notok "$s: not an [RFC PATCH]"
+		fi
 	fi
 	missing=()
 	for f in "$STAGE/$s"/*.patch; do
@@ -760,7 +886,7 @@ for s in "${SERIESNAMES[@]}"; do
 		done
 	done
 	if [[ ${#missing[@]} -eq 0 ]]; then
-		ok "$s: To: ${EXTRA_TO[*]}; Cc: ${EXTRA_CC[*]} (besides get_maintainer.pl's) in every file"
+		ok "$s: ${EXTRA_TO[*]:+To: ${EXTRA_TO[*]}; }Cc: ${EXTRA_CC[*]} (besides get_maintainer.pl's) in every file"
 	else
 		notok "$s: recipients missing: ${missing[*]}"
 	fi
@@ -812,15 +938,15 @@ list() { # SERIES DESCRIPTION
 	done
 	sed -e 's/^--to=/    To: /' -e 's/^--cc=/    Cc: /' "$TMP/$1.recipients"
 }
-echo "$PROG: written and checked, From: $SENDER, applying to $TAG"
+echo "$PROG: written and checked, From: $SENDER, applying to $BASEDESC"
 list option "option series (${#OPTION[@]} patches + cover letter)"
 if [[ ${#FASTPATH[@]} -gt 0 ]]; then
 	if has_cover fastpath; then
-		list fastpath "fast path (${#FASTPATH[@]} patch(es) + cover letter, on its own)"
+		list fastpath "fast path (RFC, ${#FASTPATH[@]} patch(es) + cover letter, on top of the option series)"
 	else
-		list fastpath "fast path (${#FASTPATH[@]} patch, no cover letter, on its own)"
+		list fastpath "fast path (RFC, ${#FASTPATH[@]} patch, no cover letter, on top of the option series)"
 	fi
-	echo "Send each on its own: git send-email $OUT/option/*.patch; git send-email $OUT/fastpath/*.patch"
+	echo "Send the option series first, then the RFC: git send-email $OUT/option/*.patch; git send-email $OUT/fastpath/*.patch"
 else
 	echo "No fast path (patches/fastpath/ has no patch).  Send with: git send-email $OUT/option/*.patch"
 fi

@@ -83,7 +83,7 @@ if [ "$ENFORCE" = 1 ]; then
 	run modprobe -r vfat fat
 	if run modprobe -v vfat; then ok "with none loaded: modprobe -v vfat exits 0"; else notok "with none loaded: modprobe -v vfat exits 0"; fi
 	check "modprobe ran fat's install rule, then vfat's" \
-		sh -c 'test "$(grep -o "modprobe-fat [a-z]*" /tmp/run.out | paste -sd" ")" = "modprobe-fat fat modprobe-fat vfat"'
+		sh -c 'test "$(grep -o "modprobe-fat [a-z][a-z]*" /tmp/run.out | paste -sd" ")" = "modprobe-fat fat modprobe-fat vfat"'
 	check "modprobe vfat said why, on stderr" grep -q 'vfat-nolongcreate: this kernel refused the DKMS-built fat.ko' /tmp/run.out
 	check "modprobe msdos exits 0" modprobe msdos
 	check "fat, vfat and msdos in use are the kernel's own, all three" all_from own

@@ -178,7 +178,7 @@ for enforce in "${MODES[@]}"; do
 		-drive "file=$T/efi.img,if=none,id=efi,format=raw" -device "virtio-blk-pci,drive=efi,serial=efi" \
 		-drive "file=$T/printer.img,if=none,id=printer,format=raw" -device "virtio-blk-pci,drive=printer,serial=printer" \
 		</dev/null >"$out" 2>&1 || true
-	tr -d '\r' <"$out" | sed -n '/^TAP version/,/^# sigenforce-guest: [0-9]/p'
+	tr -d '\r' <"$out" | sed -n '/TAP version/,/^# sigenforce-guest: [0-9]/p' | sed 's/^.*TAP version/TAP version/'
 	echo "   ($((SECONDS - t0)) s)"
 	p=$(tr -d '\r' <"$out" | grep -c '^ok ' || true)
 	f=$(tr -d '\r' <"$out" | grep -c '^not ok ' || true)

@@ -182,9 +182,9 @@ for enforce in "${MODES[@]}"; do
 	echo "   ($((SECONDS - t0)) s)"
 	p=$(tr -d '\r' <"$out" | grep -c '^ok ' || true)
 	f=$(tr -d '\r' <"$out" | grep -c '^not ok ' || true)
-	if tr -d '\r' <"$out" | grep -q '^# sigenforce-guest: \(emergency\|rescue\) mode'; then
+	if tr -d '\r' <"$out" | grep -q '# sigenforce-guest: \(emergency\|rescue\) mode'; then
 		echo "not ok - the boot stopped in emergency mode (module.sig_enforce=$enforce; see $out)"
-		tr -d '\r' <"$out" | sed -n '/^# sigenforce-guest: \(emergency\|rescue\) mode/,$p' | grep '^#   ' | head -n 25
+		tr -d '\r' <"$out" | sed -n '/# sigenforce-guest: \(emergency\|rescue\) mode/,$p' | grep '#' | sed 's/^.*# sigenforce-guest/# sigenforce-guest/' | head -n 26
 		f=$((f + 1))
 	elif ! tr -d '\r' <"$out" | grep -q '^# sigenforce-guest: [0-9]* passed'; then
 		echo "not ok - the guest did not finish (module.sig_enforce=$enforce; see $out)"

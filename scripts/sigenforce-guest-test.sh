@@ -96,7 +96,7 @@ else
 	check "module.sig_enforce is off" grep -qx N /sys/module/module/parameters/sig_enforce
 	check "fat and vfat in use are the package's ($PKGVER)" all_from "$PKGVER"
 	check "no fallback line in the kernel log" sh -c '! dmesg | grep vfat-nolongcreate:'
-	check "modprobe msdos: the package's too" sh -c 'modprobe msdos && all_from "$PKGVER"'
+	check "modprobe msdos: the package's too" bash -c 'modprobe msdos && all_from "$PKGVER"'
 	mkdir -p /mnt/t
 	check "mount -o nolongcreate works, and refuses a long name" \
 		sh -c 'mount -t vfat -o nolongcreate "$0" /mnt/t && ! touch "/mnt/t/A long name.txt" && umount /mnt/t' "$PRINTER"

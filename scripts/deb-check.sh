@@ -49,6 +49,10 @@ up with apt-cache in the root when the tarball is made.
   2b. apt-get install --reinstall linux-source-LINE, which fires the
      package's trigger (as a new linux-source would): exit 0, the OLDER
      kernel refused again in one line, the NEWER one left alone;
+  2c. dpkg-reconfigure of the package with a stand-in /sys whose
+     module.sig_enforce is Y (NLC_SYSFS): exit 0, one line saying that
+     the running kernel loads only signed modules; the modprobe rule of
+     fat, vfat and msdos installed;
   3. a deliberately broken build (an #error in the package's sources, the
      NEWER kernel's modules removed, apt-get install --reinstall of its
      linux-headers, whose hook builds): exit 0, one line saying the build
@@ -380,6 +384,25 @@ grep -q '^Processing triggers for vfat-nolongcreate-dkms' "$W/2b-trigger.log" ||
 	problems+=("2b: the trigger did not say one line for $KOLD and nothing for $KNEW")
 got=$(resolve "$KNEW" vfat)
 [[ $got == "/lib/modules/$KNEW/updates/dkms/vfat.ko"* ]] || problems+=("2b: vfat of $KNEW is $got after the trigger")
+
+t0=$SECONDS
+step "2c. dpkg-reconfigure vfat-nolongcreate-dkms on a kernel that enforces module signatures (NLC_SYSFS: a stand-in /sys with sig_enforce Y)"
+# The kernel hook says so in one line (dkms's key cannot be checked: no
+# mokutil in the root); the modprobe rule that then loads the kernel's own
+# fat modules is installed.
+mkdir -p "$R/tmp/sys/module/module/parameters"
+echo Y >"$R/tmp/sys/module/module/parameters/sig_enforce"
+rc=0
+in_root env NLC_SYSFS=/tmp/sys DEBIAN_FRONTEND=noninteractive dpkg-reconfigure vfat-nolongcreate-dkms >"$W/2c-sigenforce.log" 2>&1 || rc=$?
+rm -rf "$R/tmp/sys"
+pkg_lines "$W/2c-sigenforce.log" | sed 's/^/  | /'
+echo "  dpkg-reconfigure exit status: $rc ($((SECONDS - t0)) s)"
+[[ $rc == 0 ]] || { tail -n 30 "$W/2c-sigenforce.log" >&2; problems+=("2c: dpkg-reconfigure: exit $rc"); }
+[[ $(pkg_lines "$W/2c-sigenforce.log" | grep -c "the running kernel loads only signed modules") == 1 ]] ||
+	problems+=("2c: not one line saying that the running kernel loads only signed modules")
+got=$(in_root sh -c 'test -x /usr/lib/vfat-nolongcreate-dkms/modprobe-fat && grep -c "^install \(fat\|vfat\|msdos\) .*/modprobe-fat " /lib/modprobe.d/vfat-nolongcreate.conf' 2>&1) || true
+echo "  /lib/modprobe.d/vfat-nolongcreate.conf: install rules of fat, vfat, msdos: ${got:-none}"
+[[ $got == 3 ]] || problems+=("2c: the modprobe rules of fat, vfat and msdos, or modprobe-fat, are not installed ($got)")
 
 t0=$SECONDS
 step "3. a deliberately broken build: #error in the sources, apt-get install --reinstall linux-headers-$KNEW"

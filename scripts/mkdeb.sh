@@ -36,7 +36,7 @@ object lists are fs/fat/Makefile's.  Adds dkms/ (Kbuild, dkms.conf,
 nlc-prepare, the version files, the kernel hooks, debian/) and the fat83
 command's sources (tools/fat83: built, its unit test run, and installed
 as the second binary package, vfat-nolongcreate-tools) and builds the
-packages with dpkg-buildpackage; lintian must report no error.
+packages with dpkg-buildpackage; lintian must report no error or warning.
 
 The package carries no fs/fat: on the user's machine dkms/nlc-prepare takes
 fs/fat of the kernel's own linux-source-LINE (its version must be the
@@ -215,8 +215,8 @@ subst() {
 subst "$REPO/dkms/Kbuild.in" >"$pkg/src/Kbuild"
 subst "$REPO/dkms/dkms.conf.in" >"$pkg/src/dkms.conf"
 subst "$REPO/dkms/kernel-hook" >"$pkg/hooks/kernel-hook"
-cp "$REPO/dkms/etc-kernel-hook" "$pkg/hooks/"
-chmod 755 "$pkg/hooks/kernel-hook" "$pkg/src/nlc-prepare"
+cp "$REPO"/dkms/{etc-kernel-hook,modprobe-fat,modprobe.conf} "$pkg/hooks/"
+chmod 755 "$pkg/hooks/kernel-hook" "$pkg/hooks/modprobe-fat" "$pkg/src/nlc-prepare"
 subst "$REPO/dkms/debian/control.in" >"$pkg/debian/control"
 subst "$REPO/dkms/debian/postinst.in" >"$pkg/debian/postinst"
 subst "$REPO/dkms/debian/prerm.in" >"$pkg/debian/prerm"
@@ -229,8 +229,11 @@ cp "$REPO/dkms/debian/source/format" "$pkg/debian/source/"
 		echo "  * patches/$l/series: the fs/fat part of ${NP[$l]} patches, checked on"
 		echo "    linux-source-$l ${SRCVER[$l]}, for the kernels of linux-source-$l."
 	done
-	echo "  * vfat-nolongcreate-tools: fat83 (check, fix, name, supported) from tools/fat83;"
-	echo "    nolongcreate-card and its udev rule for udisks2 from tools/card."
+	echo "  * modprobe-fat, the modprobe rule of fat, vfat and msdos: the kernel's own"
+	echo "    modules where the running kernel refuses the DKMS-built ones."
+	echo "  * vfat-nolongcreate-tools: fat83 (check, fix, name, supported) from"
+	echo "    tools/fat83; nolongcreate-card and its udev rule for udisks2 from"
+	echo "    tools/card."
 	echo
 	echo " -- $MAINT  $(date -R -u -d "@$SOURCE_DATE_EPOCH")"
 } >"$pkg/debian/changelog"
@@ -243,8 +246,8 @@ deb=vfat-nolongcreate-dkms_${PKGVER}_all.deb
 tdeb=vfat-nolongcreate-tools_${PKGVER}_$(dpkg-architecture -qDEB_HOST_ARCH).deb
 [[ -f $TMP/$tdeb ]] || die "dpkg-buildpackage made no $tdeb"
 changes=$(ls "$TMP"/vfat-nolongcreate-dkms_"$PKGVER"_*.changes)
-lintian --fail-on error --info "$changes" >"$TMP/lintian.txt" 2>&1 ||
-	{ cat "$TMP/lintian.txt" >&2; die "lintian reports errors"; }
+lintian --fail-on error,warning --info "$changes" >"$TMP/lintian.txt" 2>&1 ||
+	{ cat "$TMP/lintian.txt" >&2; die "lintian reports errors or warnings"; }
 
 mkdir -p "$OUT"
 rm -f "$OUT"/vfat-nolongcreate-dkms_* "$OUT"/vfat-nolongcreate-tools_* "$OUT/package.key"

@@ -1,0 +1,120 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck disable=SC2016 # sh -c scripts read the exported variables
+#
+# In the Debian 12 guest of scripts/sigenforce-guest.sh: systemd as PID 1,
+# udev, D-Bus, polkitd, udisks2, Debian's own kernel with the fat modules
+# the DKMS package built in updates/dkms/ (unsigned, or signed by dkms's
+# own key, which this kernel does not trust) and the package's modprobe
+# rule, booted with module.sig_enforce=1 (nlc.enforce=1) or without
+# (nlc.enforce=0).  /etc/fstab mounts LABEL=EFI on /boot/efi (vfat), as an
+# EFI machine's does: the boot gets here, to multi-user.target, only if
+# that mount worked (else: emergency mode, no TAP, the host fails it).
+# Disk PRINTER (virtio serial "printer"): a vfat card for udisks2.
+# Run by nlc-sig.service; TAP on the console.
+set -u
+
+ENFORCE=0 PKGVER=
+read -r -a args </proc/cmdline
+for a in "${args[@]}"; do
+	case $a in
+	nlc.enforce=*) ENFORCE=${a#*=} ;;
+	nlc.pkgver=*) PKGVER=${a#*=} ;;
+	esac
+done
+
+n=0 fails=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+notok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
+check() { # check DESCRIPTION COMMAND...: ok when COMMAND succeeds
+	local d=$1
+	shift
+	if "$@" >/tmp/out 2>&1; then ok "$d"; else notok "$d"; sed 's/^/# /' /tmp/out; fi
+}
+say() { echo "# $*"; }
+run() { # show a command and its output
+	echo "# \$ $*"
+	"$@" >/tmp/run.out 2>&1
+	local rc=$?
+	sed 's/^/#   /' /tmp/run.out
+	return $rc
+}
+as_owner() { runuser -u owner -- "$@"; }
+opts_of() { awk -v d="$1" '$1 == d { print $4 }' /proc/mounts; }
+has_opt() { case ",$(opts_of "$1")," in *",$2,"*) return 0 ;; esac; return 1; }
+mounted() { [ -n "$(opts_of "$1")" ]; }
+# where fat, vfat, msdos in use come from: the package's (its version) or
+# the kernel's own ("own": no version)
+from() { if [ -f "/sys/module/$1/version" ]; then cat "/sys/module/$1/version"; else echo own; fi; }
+all_from() { # all_from WHAT: fat, vfat and msdos (those loaded) are WHAT's
+	local m
+	for m in fat vfat msdos; do
+		[ -d /sys/module/$m ] || continue
+		echo "$m: $(from $m)"
+		[ "$(from $m)" = "$1" ] || return 1
+	done
+}
+export PKGVER
+export -f from all_from
+
+udevadm settle --timeout=120
+for _ in $(seq 1 30); do timeout 10 runuser -u owner -- udisksctl status >/dev/null 2>&1 && break; sleep 2; done
+echo "TAP version 13"
+say "kernel $(uname -r), module.sig_enforce=$(cat /sys/module/module/parameters/sig_enforce), package $PKGVER"
+say "the boot's kernel log, fat and module signatures:"
+dmesg | grep -E 'Loading of|vfat-nolongcreate|module verification|signature|FAT-fs|taints' | sed 's/^/#   /'
+run findmnt -n /boot/efi
+say "fat, vfat, msdos in use: fat $(from fat), vfat $(from vfat)"
+check "the boot reached multi-user.target: /boot/efi (vfat, in /etc/fstab) mounted" \
+	sh -c 'test "$(findmnt -n -o FSTYPE /boot/efi)" = vfat && systemctl is-active -q boot-efi.mount'
+check "the system is not in emergency or rescue mode" \
+	sh -c '! systemctl is-active -q emergency.target && ! systemctl is-active -q rescue.target'
+
+PRINTER=$(readlink -f /dev/disk/by-id/virtio-printer)
+if [ "$ENFORCE" = 1 ]; then
+	check "module.sig_enforce=1 is in force" grep -qx Y /sys/module/module/parameters/sig_enforce
+	check "the kernel refused the DKMS-built fat.ko" sh -c 'dmesg | grep -E "Loading of (unsigned module|module with unavailable key) is rejected"'
+	check "the package said why, in one line of the kernel log (the journal)" \
+		sh -c 'dmesg | grep "vfat-nolongcreate: this kernel refused the DKMS-built fat.ko" | tee /dev/stderr | test $(wc -l) = 1'
+	check "fat and vfat in use are the kernel's own" all_from own
+	# kmod: "modprobe vfat" runs the rule of fat (its dependency) first,
+	# then vfat's; and each load of the set goes the same way
+	systemctl stop boot-efi.mount
+	run modprobe -r vfat fat
+	if run modprobe -v vfat; then ok "with none loaded: modprobe -v vfat exits 0"; else notok "with none loaded: modprobe -v vfat exits 0"; fi
+	check "modprobe ran fat's install rule, then vfat's" \
+		sh -c 'test "$(grep -o "modprobe-fat [a-z][a-z]*" /tmp/run.out | paste -sd" ")" = "modprobe-fat fat modprobe-fat vfat"'
+	check "modprobe vfat said why, on stderr" grep -q 'vfat-nolongcreate: this kernel refused the DKMS-built fat.ko' /tmp/run.out
+	check "modprobe msdos exits 0" modprobe msdos
+	check "fat, vfat and msdos in use are the kernel's own, all three" all_from own
+	check "/boot/efi mounts again" systemctl start boot-efi.mount
+	mkdir -p /mnt/t
+	check "mount -o nolongcreate is refused (EINVAL): this kernel's vfat lacks the option" \
+		sh -c '! mount -t vfat -o nolongcreate "$0" /mnt/t 2>/tmp/err; cat /tmp/err; grep -q "Invalid argument\|bad option\|wrong fs type" /tmp/err' "$PRINTER"
+	umount /mnt/t 2>/dev/null
+else
+	check "module.sig_enforce is off" grep -qx N /sys/module/module/parameters/sig_enforce
+	check "fat and vfat in use are the package's ($PKGVER)" all_from "$PKGVER"
+	check "no fallback line in the kernel log" sh -c '! dmesg | grep vfat-nolongcreate:'
+	check "modprobe msdos: the package's too" bash -c 'modprobe msdos && all_from "$PKGVER"'
+	mkdir -p /mnt/t
+	check "mount -o nolongcreate works, and refuses a long name" \
+		sh -c 'mount -t vfat -o nolongcreate "$0" /mnt/t && ! touch "/mnt/t/A long name.txt" && umount /mnt/t' "$PRINTER"
+fi
+
+# udisks2, with the tools package: a marked card
+run dpkg -i /opt/nlc/tools.deb
+run nolongcreate-card mark "$PRINTER"
+udevadm settle
+check "udisks2 mounts the marked card for the desktop's user" as_owner udisksctl mount -b "$PRINTER"
+run nolongcreate-card status "$PRINTER"
+if [ "$ENFORCE" = 1 ]; then
+	check "... without nolongcreate (the kernel's own vfat)" sh -c '! grep -q "^$0 .*nolongcreate" /proc/mounts' "$PRINTER"
+	check "nolongcreate-card status: the kernel's vfat lacks the option" grep -q 'lacks the option' /tmp/run.out
+else
+	check "... with nolongcreate" has_opt "$PRINTER" nolongcreate
+fi
+as_owner udisksctl unmount -b "$PRINTER" >/dev/null 2>&1
+mounted "$PRINTER" && umount "$PRINTER"
+echo "1..$n"
+echo "# sigenforce-guest: $((n - fails)) passed, $fails failed"

@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# sigenforce-guest.sh: the DKMS package on a kernel that refuses its
+# modules (Secure Boot, or module.sig_enforce=1, without dkms's key
+# enrolled), in a QEMU guest.
+set -euo pipefail
+
+PROG=${0##*/}
+REPO=$(cd "$(dirname "$0")/.." && pwd -P)
+CACHE=${VFAT_NOLONGCREATE_CACHE:-$HOME/.cache/vfat-nolongcreate}
+MODES=(1 0)
+DEB_UNDER_TEST=
+TIMEOUT=900
+
+usage() {
+	cat <<EOF
+Usage: $PROG [--enforce | --no-enforce] [--deb FILE] [--cache DIR] [--timeout S]
+
+Boots Debian 12's own kernel (6.1) in QEMU (TCG), in the Debian root of
+scripts/card-guest.sh (systemd, udev, D-Bus, udisks2; made by a run of
+card-guest.sh if not there yet), with the fat modules the DKMS package
+built for that kernel in updates/dkms/ (scripts/deb-check.sh --export:
+unsigned, or signed by the root's dkms key, which the kernel does not
+trust) and the DKMS package's modprobe rule and modprobe-fat, a vfat
+/boot/efi in /etc/fstab and a vfat card; runs
+scripts/sigenforce-guest-test.sh:
+
+  --enforce     only the boot with module.sig_enforce=1: the boot mounts
+                /boot/efi (the kernel's own fat modules), the kernel log
+                says why, modprobe vfat works and loads the kernel's own
+                fat and vfat, udisks2 mounts a marked card without
+                nolongcreate, nolongcreate-card status says why
+  --no-enforce  only the boot without: the package's modules, the option
+  (default: both boots)
+  --deb FILE    take the modprobe rule from this vfat-nolongcreate-dkms
+                .deb (default: scripts/mkdeb.sh --reuse's); an older
+                package without one shows what happened before
+                (module.sig_enforce=1: /boot/efi fails, emergency mode)
+
+Writes the guests' output to CACHE/sigenforce-guest/out-ENFORCE.txt.
+Prints the TAP and "N passed, N failed, N skipped".  Exit status: 0 all
+passed, 1 failure, 2 usage.
+EOF
+}
+
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	--enforce) MODES=(1); shift ;;
+	--no-enforce) MODES=(0); shift ;;
+	--deb) DEB_UNDER_TEST=$(realpath "$2"); shift 2 ;;
+	--cache) CACHE=$2; shift 2 ;;
+	--timeout) TIMEOUT=$2; shift 2 ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage >&2; exit 2 ;;
+	esac
+done
+die() {
+	echo "$PROG: $*" >&2
+	exit 1
+}
+step() { echo "== $PROG: $*"; }
+[[ $(id -u) == 0 ]] || die "needs root (debootstrap, chroot)"
+
+W=$CACHE/sigenforce-guest
+CG=$CACHE/card-guest
+mkdir -p "$W"
+
+step "package: scripts/mkdeb.sh --reuse"
+"$REPO/scripts/mkdeb.sh" --reuse --out "$CACHE/deb-dkms" | tail -n 1
+# shellcheck source=/dev/null
+. "$CACHE/deb-dkms/package.env" # PKGVER DEB TOOLS_DEB
+[[ -n $DEB_UNDER_TEST ]] || DEB_UNDER_TEST=$DEB
+step "Debian 12's kernel and the DKMS-built modules: scripts/deb-check.sh --export (kept while the package is the same)"
+EXPORT=$CACHE/deb-check-12/export
+"$REPO/scripts/deb-check.sh" --suite bookworm --line 6.1 --cache "$CACHE" --export "$EXPORT" --reuse-export |
+	tail -n 2 || die "deb-check.sh --suite bookworm failed"
+# shellcheck source=/dev/null
+. "$EXPORT/export.env" # PKGVER SUITE KREL KVERSION LINE
+VMLINUZ=$EXPORT/$KREL/boot/vmlinuz-$KREL
+[[ -f $VMLINUZ ]] || die "no $VMLINUZ"
+# The root and the kernel's own modules of card-guest.sh (one boot of it
+# makes them).
+R=$CG/root-12 K=$CG/kernel-$KREL
+if [[ ! -f $R.cpio || ! -d $K/usr/lib/modules/$KREL ]]; then
+	step "the Debian 12 root: scripts/card-guest.sh --suite bookworm --no-dkms (log: $W/card-guest.log)"
+	"$REPO/scripts/card-guest.sh" --suite bookworm --no-dkms --cache "$CACHE" >"$W/card-guest.log" 2>&1 || true
+	[[ -f $R.cpio && -d $K/usr/lib/modules/$KREL ]] || { tail -n 20 "$W/card-guest.log" >&2; die "card-guest.sh made no root"; }
+fi
+exec 7>"$CG/.lock"
+flock 7
+
+# ------------------------------------------------------------ the overlay --
+T=$W/run
+rm -rf "$T"
+O=$T/o
+mkdir -p "$O/opt/nlc" "$O/usr/lib/modules/$KREL/updates/dkms" "$O/boot/efi" "$O/etc/systemd/system/multi-user.target.wants" \
+	"$O/etc/systemd/system/emergency.service.d" "$O/etc/systemd/system/rescue.service.d"
+find "$EXPORT/$KREL/modules/updates/dkms" -name '*.ko*' | while read -r f; do
+	case $f in
+	*.ko.xz) xz -dc "$f" >"$O/usr/lib/modules/$KREL/updates/dkms/$(basename "$f" .xz)" ;;
+	*) cp "$f" "$O/usr/lib/modules/$KREL/updates/dkms/" ;;
+	esac
+done
+for f in "$O/usr/lib/modules/$KREL/updates/dkms"/*.ko; do
+	echo "  ${f##*/}: version $(modinfo -F version "$f"), signer: $(modinfo -F signer "$f" | grep . || echo none)"
+done
+# the index of the kernel's own modules plus these (udev loads virtio_blk
+# before anything could run depmod)
+mkdir -p "$T/dep/lib/modules"
+cp -a "$K/usr/lib/modules/$KREL" "$T/dep/lib/modules/"
+cp -a "$O/usr/lib/modules/$KREL/updates" "$T/dep/lib/modules/$KREL/"
+depmod -b "$T/dep" "$KREL" || die "depmod -b $T/dep $KREL failed"
+cp "$T/dep/lib/modules/$KREL"/modules.*.bin "$T/dep/lib/modules/$KREL"/modules.{dep,alias,symbols,softdep,devname} \
+	"$O/usr/lib/modules/$KREL/"
+# the package's modprobe rule and modprobe-fat, as dpkg installs them
+# (usr/lib: the root's /lib is a link to it)
+dpkg-deb -x "$DEB_UNDER_TEST" "$T/deb"
+echo "  the package under test: $(dpkg-deb -f "$DEB_UNDER_TEST" Package Version | paste -sd' ')"
+if [[ -d $T/deb/lib/modprobe.d ]]; then
+	mkdir -p "$O/usr/lib/modprobe.d"
+	cp -a "$T/deb/lib/modprobe.d/." "$O/usr/lib/modprobe.d/"
+fi
+if [[ -d $T/deb/usr/lib/vfat-nolongcreate-dkms ]]; then
+	mkdir -p "$O/usr/lib/vfat-nolongcreate-dkms"
+	cp -a "$T/deb/usr/lib/vfat-nolongcreate-dkms/." "$O/usr/lib/vfat-nolongcreate-dkms/"
+fi
+echo "  modprobe rules: $(cd "$O" && find usr/lib/modprobe.d -type f 2>/dev/null | paste -sd' ' | grep . || echo none)"
+cp "$TOOLS_DEB" "$O/opt/nlc/tools.deb"
+cp "$REPO/scripts/sigenforce-guest-test.sh" "$O/opt/nlc/"
+# an EFI machine's /etc/fstab
+cat >"$O/etc/fstab" <<-'EOF'
+	LABEL=EFI /boot/efi vfat umask=0077 0 1
+EOF
+cat >"$O/etc/systemd/system/nlc-sig.service" <<-'EOF'
+	[Unit]
+	Description=vfat-nolongcreate: the package under module signature enforcement
+	After=systemd-udev-trigger.service systemd-udevd.service dbus.service polkit.service local-fs.target
+	Wants=polkit.service
+
+	[Service]
+	Type=oneshot
+	ExecStart=/bin/bash /opt/nlc/sigenforce-guest-test.sh
+	ExecStopPost=/bin/sh -c 'sync; systemctl --force poweroff'
+	StandardOutput=tty
+	StandardError=tty
+	TTYPath=/dev/ttyS0
+EOF
+ln -s ../nlc-sig.service "$O/etc/systemd/system/multi-user.target.wants/nlc-sig.service"
+# Emergency or rescue mode (a failed /etc/fstab mount): say so, with the
+# journal's errors, and power off instead of waiting for a root password.
+for u in emergency rescue; do
+	cat >"$O/etc/systemd/system/$u.service.d/nlc.conf" <<-EOF
+	[Service]
+	ExecStart=
+	ExecStart=/bin/sh -c 'echo "# sigenforce-guest: $u mode"; journalctl -b --no-pager -o short-monotonic -p warning | grep -v audit | tail -n 25 | sed "s/^/#   /"; systemctl --force poweroff'
+	StandardInput=null
+	StandardOutput=tty
+	StandardError=tty
+	TTYPath=/dev/ttyS0
+	EOF
+done
+(cd "$O" && find . | cpio -o -H newc --quiet) >"$T/overlay.cpio"
+cat "$R.cpio" "$T/overlay.cpio" >"$T/initrd"
+
+fails=0 total=0
+for enforce in "${MODES[@]}"; do
+	rm -f "$T/efi.img" "$T/printer.img"
+	mkfs.vfat -C -F 16 -i 0EF10EF1 -n EFI "$T/efi.img" 32768 >/dev/null
+	mkfs.vfat -C -F 16 -i 1111AAAA -n PRINTER "$T/printer.img" 32768 >/dev/null
+	step "boot: Debian 12, $KREL, DKMS-built modules in updates/dkms, $([[ $enforce == 1 ]] && echo "module.sig_enforce=1" || echo "no signature enforcement")"
+	t0=$SECONDS
+	out=$W/out-$enforce.txt
+	append="console=ttyS0 rdinit=/sbin/init panic=-1 quiet loglevel=3 systemd.show_status=0 nlc.enforce=$enforce nlc.pkgver=$PKGVER"
+	[[ $enforce == 1 ]] && append+=" module.sig_enforce=1"
+	timeout "$TIMEOUT" qemu-system-x86_64 -machine q35 -accel tcg -cpu max -m 2048 -smp 1 \
+		-nographic -no-reboot -kernel "$VMLINUZ" -initrd "$T/initrd" -append "$append" \
+		-drive "file=$T/efi.img,if=none,id=efi,format=raw" -device "virtio-blk-pci,drive=efi,serial=efi" \
+		-drive "file=$T/printer.img,if=none,id=printer,format=raw" -device "virtio-blk-pci,drive=printer,serial=printer" \
+		</dev/null >"$out" 2>&1 || true
+	tr -d '\r' <"$out" | sed -n '/TAP version/,/^# sigenforce-guest: [0-9]/p' | sed 's/^.*TAP version/TAP version/'
+	echo "   ($((SECONDS - t0)) s)"
+	p=$(tr -d '\r' <"$out" | grep -c '^ok ' || true)
+	f=$(tr -d '\r' <"$out" | grep -c '^not ok ' || true)
+	if tr -d '\r' <"$out" | grep -q '# sigenforce-guest: \(emergency\|rescue\) mode'; then
+		echo "not ok - the boot stopped in emergency mode (module.sig_enforce=$enforce; see $out)"
+		tr -d '\r' <"$out" | sed -n '/# sigenforce-guest: \(emergency\|rescue\) mode/,$p' | grep '#' | sed 's/^.*# sigenforce-guest/# sigenforce-guest/' | head -n 26
+		f=$((f + 1))
+	elif ! tr -d '\r' <"$out" | grep -q '^# sigenforce-guest: [0-9]* passed'; then
+		echo "not ok - the guest did not finish (module.sig_enforce=$enforce; see $out)"
+		tail -n 20 "$out"
+		f=$((f + 1))
+	fi
+	total=$((total + p + f))
+	fails=$((fails + f))
+done
+echo "$((total - fails)) passed, $fails failed, 0 skipped"
+[[ $fails == 0 ]]

@@ -321,7 +321,8 @@ DEPS=(
 	mount:mount mountpoint:util-linux setsid:util-linux timeout:coreutils
 	ldd:libc-bin qemu-system-x86_64:qemu-system-x86 mkfs.vfat:dosfstools
 	fsck.vfat:dosfstools mcopy:mtools chattr:e2fsprogs dash:dash
-	mawk:mawk diff:diffutils find:findutils sed:sed grep:grep rsync:rsync
+	mawk:mawk diff:diffutils patch:patch find:findutils sed:sed grep:grep
+	rsync:rsync
 	/bin/busybox:busybox-static "$BIOS":qemu-system-data
 	/usr/include/gelf.h:libelf-dev /usr/include/openssl/ssl.h:libssl-dev
 	dpkg-deb:dpkg
@@ -438,11 +439,19 @@ stage_source() {
 	fi
 	local n=${#patches[@]}
 	if [[ -d $REPO/selftests/$SUITE ]]; then
-		# selftests/ holds the suite's own files; the upstream ones the
-		# series leaves alone (run_fat_tests.sh...) are each tree's own
-		local kdir=$SRC/tools/testing/selftests/$SUITE differ
-		differ=$(diff -r "$REPO/selftests/$SUITE" "$kdir" 2>&1 |
+		# selftests/ holds the suite's own files in mainline's form, an
+		# older line's form with selftests/backport/LINE.diff applied;
+		# the upstream ones the series leaves alone (run_fat_tests.sh...)
+		# are each tree's own
+		local kdir=$SRC/tools/testing/selftests/$SUITE differ form
+		form=$SRCROOT/selftests-form
+		rm -rf "$form"
+		run "$REPO/scripts/refresh-selftest-patch.sh" --form "$LINE" "$form" ||
+			fail "selftests/backport/$LINE.diff does not apply to selftests/$SUITE" \
+				"(the log says where; scripts/refresh-selftest-patch.sh --help)"
+		differ=$(diff -r "$form/$SUITE" "$kdir" 2>&1 |
 			grep -v "^Only in $kdir" || true)
+		rm -rf "$form"
 		# and the suite's additions to a shared header the tree has
 		local h=filesystems/wrappers.h
 		if [[ -f $REPO/selftests/$h && -f $SRC/tools/testing/selftests/$h ]]; then
@@ -450,7 +459,7 @@ stage_source() {
 		fi
 		if [[ -n $differ ]]; then
 			printf '%s\n' "$differ" >>"$STAGE_LOG"
-			fail "selftests/ and patches/$LINE/ disagree: selftests/$SUITE differs from" \
+			fail "selftests/ and patches/$LINE/ disagree: selftests/$SUITE (line $LINE's form) differs from" \
 				"tools/testing/selftests/$SUITE after applying patches/$LINE/series" \
 				"(diff in the log; scripts/refresh-selftest-patch.sh --kernel $LINE)"
 		fi

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Regenerate the series' selftest patch of each kernel line from
-# selftests/filesystems/fat/, the one source of truth for the suite (shared
-# by all lines), and write patches/<line>/ and its series out again, in the
-# series' order.
+# selftests/filesystems/fat/, the one source of truth for the suite (in
+# mainline's form; an older line's form is it with selftests/backport/
+# <line>.diff applied), and write patches/<line>/ and its series out again,
+# in the series' order.
 set -euo pipefail
 
 PROG=${0##*/}
@@ -15,6 +16,9 @@ SUITE=filesystems/fat
 # the tree's own where the tree has it (older trees lack it, and the
 # suite then does without it)
 SHARED=filesystems/wrappers.h
+# selftests/$BACKPORT/LINE.diff: what a line's form of the suite differs
+# in from mainline's (headers, harness features that line lacks)
+BACKPORT=backport
 SUBJECT="selftests: filesystems: fat: add nolongcreate tests"
 DEFAULT_LINE=6.1
 KLINES=()
@@ -22,13 +26,15 @@ KLINES=()
 usage() {
 	cat <<EOF
 usage: $PROG [--kernel LINE]... [--cache DIR]
+       $PROG --form LINE DIR
 
 Rebuilds the selftest patch of patches/LINE/series from selftests/$SUITE/,
 for every kernel line (every patches/LINE/ with a series file) or only the
 ones given with --kernel: applies that line's series in order to a scratch
 clone of the line's pristine tree that ./qemu-run.sh keeps in its cache
 (src/LINE/linux), except that where the series has its selftest patch it
-copies selftests/$SUITE/ over tools/testing/selftests/$SUITE/ (upstream
+copies the line's form of selftests/$SUITE/ over
+tools/testing/selftests/$SUITE/ (upstream
 files that selftests/ does not hold, such as run_fat_tests.sh, stay as that
 tree has them; selftests/$SHARED is copied over the tree's own, on trees
 that have one) and commits that with the selftest patch's whole message
@@ -37,11 +43,23 @@ selftest patch yet gets the commit last, with the $DEFAULT_LINE line's
 message.  Then it writes patches/LINE/ and its series out again with git
 format-patch, in the same order.
 The hand-written 0000-cover-letter.patch is left alone.  ./qemu-run.sh
-fails when selftests/$SUITE/ and a line's series disagree: run this after
-editing the suite.
+fails when a line's form of selftests/$SUITE/ and its series disagree: run
+this after editing the suite.
+
+selftests/$SUITE/ is mainline's form (the newest line's); a line's form is
+that with selftests/$BACKPORT/LINE.diff applied, where the line has one
+(patch -p1 in selftests/, no fuzz): the compat difference of an older
+tree, e.g. no filesystems/wrappers.h, or a harness that runs a test whose
+setup skipped.  When the suite changes near what such a diff changes, it
+no longer applies (this script fails, naming it): make the line's form by
+hand and write the diff again, "diff -u --label a/$SUITE/F --label
+b/$SUITE/F" of each file changed.
 
   --kernel LINE  only this kernel line (repeatable; default: all lines)
   --cache DIR    the runner's cache (default: $CACHE)
+  --form LINE DIR
+                 only write LINE's form of selftests/$SUITE/ to
+                 DIR/$SUITE/ (what ./qemu-run.sh compares the tree with)
 EOF
 }
 
@@ -50,8 +68,12 @@ die() {
 	exit 1
 }
 
+FORM_DIR=
 while (($#)); do
 	case $1 in
+	--form)
+		[[ $# -ge 3 ]] || die "--form needs a kernel line and a directory"
+		KLINES=("$2"); FORM_DIR=$3; shift 3 ;;
 	--cache) [[ $# -ge 2 ]] || die "--cache needs a directory"; CACHE=$2; shift 2 ;;
 	--kernel) [[ $# -ge 2 ]] || die "--kernel needs a kernel line"; KLINES+=("$2"); shift 2 ;;
 	-h | --help) usage; exit 0 ;;
@@ -60,6 +82,22 @@ while (($#)); do
 done
 
 [[ -d $REPO/selftests/$SUITE ]] || die "no selftests/$SUITE in $REPO"
+
+# LINE's form of selftests/$SUITE/ into DIR/$SUITE/: mainline's, with
+# selftests/$BACKPORT/LINE.diff applied where there is one
+line_form() { # LINE DIR
+	local diff=$REPO/selftests/$BACKPORT/$1.diff
+	mkdir -p "$2/$SUITE"
+	cp -a "$REPO/selftests/$SUITE/." "$2/$SUITE/"
+	[[ -f $diff ]] || return 0
+	patch -s -p1 -F0 -N -r - --no-backup-if-mismatch -d "$2" -i "$diff" >&2 ||
+		die "selftests/$BACKPORT/$1.diff does not apply to selftests/$SUITE/ (see $PROG --help)"
+}
+
+if [[ -n $FORM_DIR ]]; then
+	line_form "${KLINES[0]}" "$FORM_DIR"
+	exit 0
+fi
 if [[ ${#KLINES[@]} -eq 0 ]]; then
 	for d in "$REPO"/patches/*/series; do
 		[[ -e $d ]] || continue
@@ -110,13 +148,15 @@ apply_patch() { # PATCH
 }
 
 # In the current directory (a tree with the series applied up to the
-# selftest patch's place): copy selftests/$SUITE/ into the tree and commit
+# selftest patch's place): copy LINE's form of selftests/$SUITE/ into the
+# tree and commit
 # it with MSGFROM's subject, whole message, author and date, or with
 # "$SUBJECT" and a sign-off when MSGFROM is empty.
-commit_selftests() { # MSGFROM
-	local msg_from=$1 author date
+commit_selftests() { # LINE MSGFROM
+	local line=$1 msg_from=$2 author date
+	line_form "$line" "$TMP/form-$line"
 	mkdir -p "tools/testing/selftests/$SUITE"
-	cp -a "$REPO/selftests/$SUITE/." "tools/testing/selftests/$SUITE/"
+	cp -a "$TMP/form-$line/$SUITE/." "tools/testing/selftests/$SUITE/"
 	git add -f -A "tools/testing/selftests/$SUITE"
 	# the suite's additions to a shared header, on trees that have it
 	if [[ -f $REPO/selftests/$SHARED && -f tools/testing/selftests/$SHARED ]]; then
@@ -151,13 +191,13 @@ refresh() { # LINE
 	while read -r p; do
 		[[ -z $p || $p == \#* ]] && continue
 		if [[ $p == *-selftests-* ]]; then
-			commit_selftests "$pdir/$p"
+			commit_selftests "$line" "$pdir/$p"
 			found=1
 			continue
 		fi
 		apply_patch "$pdir/$p"
 	done <"$pdir/series"
-	[[ -n $found ]] || commit_selftests "$(selftest_patch_of "$DEFAULT_LINE")"
+	[[ -n $found ]] || commit_selftests "$line" "$(selftest_patch_of "$DEFAULT_LINE")"
 
 	# the hash length of the index lines the patches have (git's default
 	# depends on the object count of the tree they came from), so that a

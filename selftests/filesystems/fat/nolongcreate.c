@@ -24,20 +24,9 @@
 #include <unistd.h>
 #include <linux/loop.h>
 
-#include <linux/mount.h>
-#include <sys/syscall.h>
-#if __has_include("../wrappers.h")
 #include "../wrappers.h"
-#else
-/* a tree from before filesystems/wrappers.h */
-static inline int sys_fsconfig(int fd, unsigned int cmd, const char *key,
-			       const char *value, int aux)
-{
-	return syscall(__NR_fsconfig, fd, cmd, key, value, aux);
-}
-#endif
 
-/* not in ../wrappers.h: a test including it defines its own sys_fspick() */
+/* fspick(): ../wrappers.h has no wrapper for it */
 static inline int nlc_fspick(int dfd, const char *path, unsigned int flags)
 {
 	return syscall(__NR_fspick, dfd, path, flags);
@@ -173,18 +162,6 @@ static const char *vol_setup(struct __test_metadata *_metadata,
 	return NULL;
 }
 
-/*
- * Before FIXTURE_TEARDOWN_PARENT() came (v6.9), the harness ran the test
- * even when its setup had skipped: there, end the test's process with the
- * status that the harness reports as a skip.
- */
-static void setup_skipped(void)
-{
-#ifndef FIXTURE_TEARDOWN_PARENT
-	_exit(255);
-#endif
-}
-
 static void vol_teardown(struct vol *vol)
 {
 	umount2(MNT, MNT_DETACH);
@@ -192,23 +169,21 @@ static void vol_teardown(struct vol *vol)
 	umount2("/tmp", MNT_DETACH);
 }
 
-static const char *at(const char *name)
+/* The path of @name on the mount, in @path of PATH_MAX bytes */
+static const char *at(char *path, const char *name)
 {
-	static char path[4][PATH_MAX];
-	static unsigned int next;
-	char *p = path[next++ % 4];
-
-	snprintf(p, PATH_MAX, MNT "/%s", name);
-	return p;
+	snprintf(path, PATH_MAX, MNT "/%s", name);
+	return path;
 }
 
 /* Create a file holding @data: 0 or the errno */
 static int create_file(const char *name, const char *data)
 {
 	ssize_t len = strlen(data);
+	char path[PATH_MAX];
 	int fd, err = 0;
 
-	fd = open(at(name), O_CREAT | O_EXCL | O_WRONLY, 0644);
+	fd = open(at(path, name), O_CREAT | O_EXCL | O_WRONLY, 0644);
 	if (fd < 0)
 		return errno;
 	if (write(fd, data, len) != len)
@@ -219,21 +194,33 @@ static int create_file(const char *name, const char *data)
 
 static int make_dir(const char *name)
 {
-	return mkdir(at(name), 0755) ? errno : 0;
+	char path[PATH_MAX];
+
+	return mkdir(at(path, name), 0755) ? errno : 0;
 }
 
 static int rename_to(const char *from, const char *to)
 {
-	return rename(at(from), at(to)) ? errno : 0;
+	char old[PATH_MAX], new[PATH_MAX];
+
+	return rename(at(old, from), at(new, to)) ? errno : 0;
+}
+
+static int stat_name(const char *name, struct stat *st)
+{
+	char path[PATH_MAX];
+
+	return stat(at(path, name), st) ? errno : 0;
 }
 
 /* The contents of a file, NUL-terminated, in @buf: 0 or the errno */
 static int read_file(const char *name, char *buf, size_t size)
 {
+	char path[PATH_MAX];
 	ssize_t n;
 	int fd;
 
-	fd = open(at(name), O_RDONLY);
+	fd = open(at(path, name), O_RDONLY);
 	if (fd < 0)
 		return errno;
 	n = read(fd, buf, size - 1);
@@ -242,6 +229,25 @@ static int read_file(const char *name, char *buf, size_t size)
 		return errno;
 	buf[n] = '\0';
 	return 0;
+}
+
+/* Fill the volume with a file, a cluster a write: 0 or the errno */
+static int fill_volume(void)
+{
+	char buf[SECTOR] = { 0 }, path[PATH_MAX];
+	ssize_t n;
+	int fd, err = 0;
+
+	fd = open(at(path, "FILL.BIN"), O_CREAT | O_EXCL | O_WRONLY, 0644);
+	if (fd < 0)
+		return errno;
+	do
+		n = write(fd, buf, sizeof(buf));
+	while (n > 0);
+	if (n < 0 && errno != ENOSPC)
+		err = errno;
+	close(fd);
+	return err;
 }
 
 /*
@@ -341,7 +347,7 @@ FIXTURE_SETUP(nolongcreate)
 	const char *skip = vol_setup(_metadata, &self->vol);
 
 	if (skip)
-		SKIP(setup_skipped(); return, "%s", skip);
+		SKIP(return, "%s", skip);
 }
 
 FIXTURE_TEARDOWN(nolongcreate)
@@ -452,15 +458,15 @@ TEST_F(nolongcreate, lookup_before_create_keeps_the_name)
 	struct stat st;
 
 	ASSERT_EQ(0, vol_mount(&self->vol, "vfat", "nolongcreate,check=strict"));
-	ASSERT_EQ(-1, stat(at("123"), &st));
+	ASSERT_EQ(ENOENT, stat_name("123", &st));
 	EXPECT_EQ(EINVAL, create_file("123.", ""));
-	ASSERT_EQ(-1, stat(at("456."), &st));
+	ASSERT_EQ(ENOENT, stat_name("456.", &st));
 	EXPECT_EQ(0, create_file("456", ""));
 	ASSERT_EQ(0, vol_umount());
 
 	ASSERT_EQ(0, vol_mount(&self->vol, "vfat", "nolongcreate,check=strict"));
-	EXPECT_EQ(0, stat(at("456"), &st));
-	EXPECT_EQ(-1, stat(at("123"), &st));
+	EXPECT_EQ(0, stat_name("456", &st));
+	EXPECT_EQ(ENOENT, stat_name("123", &st));
 }
 
 /* a value given to either option fails the remount, as it fails a mount */
@@ -514,9 +520,20 @@ TEST_F(nolongcreate, rename_onto_existing_long_name)
 	EXPECT_STREQ("new", buf);
 }
 
-enum op { OP_CREATE, OP_MKDIR, OP_RENAME };
+enum op { OP_CREATE, OP_MKDIR, OP_RENAME, OP_RENAME_DIR };
 
-/* create, mkdir, or rename SRC.TXT to @name: 0 or the errno */
+/* What @op starts from: a file SRC.TXT, or a directory SRCDIR with a file */
+static int make_source(enum op op)
+{
+	int err;
+
+	if (op != OP_RENAME_DIR)
+		return create_file("SRC.TXT", "src");
+	err = make_dir("SRCDIR");
+	return err ?: create_file("SRCDIR/IN.TXT", "in");
+}
+
+/* create, mkdir, or rename the source to @name: 0 or the errno */
 static int do_op(enum op op, const char *name)
 {
 	switch (op) {
@@ -524,66 +541,110 @@ static int do_op(enum op op, const char *name)
 		return create_file(name, "");
 	case OP_MKDIR:
 		return make_dir(name);
-	default:
+	case OP_RENAME:
 		return rename_to("SRC.TXT", name);
+	default:
+		return rename_to("SRCDIR", name);
 	}
 }
 
-/* Names that are written as typed */
-FIXTURE(accepted) {
+/* The name tests: each name is either written as typed, or refused */
+FIXTURE(name) {
 	struct vol vol;
 };
 
-FIXTURE_VARIANT(accepted) {
+FIXTURE_VARIANT(name) {
 	const char *name;
-	const char *entry;	/* its 8.3 entry in the directory */
+	const char *entry;	/* accepted: its 8.3 entry in the directory */
+	int err;		/* refused: the errno */
 };
 
-FIXTURE_VARIANT_ADD(accepted, lower_case) {
+FIXTURE_VARIANT_ADD(name, lower_case) {
 	.name = "readme.txt",
 	.entry = "README  TXT",
 };
 
-FIXTURE_VARIANT_ADD(accepted, upper_case) {
+FIXTURE_VARIANT_ADD(name, upper_case) {
 	.name = "README.TXT",
 	.entry = "README  TXT",
 };
 
-FIXTURE_VARIANT_ADD(accepted, lower_base_upper_ext) {
+FIXTURE_VARIANT_ADD(name, lower_base_upper_ext) {
 	.name = "read4.TXT",
 	.entry = "READ4   TXT",
 };
 
-FIXTURE_SETUP(accepted)
+FIXTURE_VARIANT_ADD(name, base_too_long) {
+	.name = "abcdefghi.txt",
+	.err = ENAMETOOLONG,
+};
+
+FIXTURE_VARIANT_ADD(name, ext_too_long) {
+	.name = "readme.text",
+	.err = ENAMETOOLONG,
+};
+
+FIXTURE_VARIANT_ADD(name, space) {
+	.name = "a b.txt",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(name, leading_dot) {
+	.name = ".profile",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(name, trailing_dot) {
+	.name = "readme.",
+	.err = EINVAL,
+};
+
+/* 8.3 by length once the dot is gone: refused for the dot */
+FIXTURE_VARIANT_ADD(name, eight_and_trailing_dot) {
+	.name = "abcdefgh.",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(name, mixed_case) {
+	.name = "ReadMe.txt",
+	.err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(name, plus) {
+	.name = "a+b.txt",
+	.err = EINVAL,
+};
+
+FIXTURE_SETUP(name)
 {
 	const char *skip = vol_setup(_metadata, &self->vol);
 
 	if (skip)
-		SKIP(setup_skipped(); return, "%s", skip);
+		SKIP(return, "%s", skip);
 }
 
-FIXTURE_TEARDOWN(accepted)
+FIXTURE_TEARDOWN(name)
 {
 	vol_teardown(&self->vol);
 }
 
 /*
- * @op with @name; after unmounting and mounting again, readdir
- * shows it as typed, a lookup by it finds it, and the root directory holds
- * its one 8.3 entry, @entry, and no long name slot.
+ * @op with the accepted @name; after unmounting and mounting again,
+ * readdir shows it as typed, a lookup by it finds it, and the root
+ * directory holds its one 8.3 entry, @entry, and no long name slot.
  */
 static void check_accepted(struct __test_metadata *_metadata,
 			   struct vol *vol, const char *name,
 			   const char *entry, enum op op)
 {
 	unsigned char *image, *de;
-	char buf[64], expect[64];
+	char buf[64], expect[64], path[64];
 	int i, used = 0, lfn = 0;
 	struct stat st;
 
 	ASSERT_EQ(0, vol_mount(vol, "vfat", "nolongcreate"));
-	if (op == OP_RENAME)
-		ASSERT_EQ(0, create_file("SRC.TXT", ""));
+	if (op == OP_RENAME || op == OP_RENAME_DIR)
+		ASSERT_EQ(0, make_source(op));
 	ASSERT_EQ(0, do_op(op, name));
 	ASSERT_EQ(0, vol_umount());
 
@@ -611,88 +672,18 @@ static void check_accepted(struct __test_metadata *_metadata,
 	ASSERT_EQ(1, list_root(buf, sizeof(buf)));
 	snprintf(expect, sizeof(expect), "%s/", name);
 	EXPECT_STREQ(expect, buf);
-	ASSERT_EQ(0, stat(at(name), &st));
-	EXPECT_EQ(op == OP_MKDIR, S_ISDIR(st.st_mode));
-}
-
-TEST_F(accepted, create)
-{
-	check_accepted(_metadata, &self->vol, variant->name, variant->entry,
-		       OP_CREATE);
-}
-
-TEST_F(accepted, mkdir)
-{
-	check_accepted(_metadata, &self->vol, variant->name, variant->entry,
-		       OP_MKDIR);
-}
-
-TEST_F(accepted, rename)
-{
-	check_accepted(_metadata, &self->vol, variant->name, variant->entry,
-		       OP_RENAME);
-}
-
-/* Names that are refused, and with which errno */
-FIXTURE(refused) {
-	struct vol vol;
-};
-
-FIXTURE_VARIANT(refused) {
-	const char *name;
-	int err;
-};
-
-FIXTURE_VARIANT_ADD(refused, base_too_long) {
-	.name = "abcdefghi.txt",
-	.err = ENAMETOOLONG,
-};
-
-FIXTURE_VARIANT_ADD(refused, ext_too_long) {
-	.name = "readme.text",
-	.err = ENAMETOOLONG,
-};
-
-FIXTURE_VARIANT_ADD(refused, space) {
-	.name = "a b.txt",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(refused, leading_dot) {
-	.name = ".profile",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(refused, trailing_dot) {
-	.name = "readme.",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(refused, mixed_case) {
-	.name = "ReadMe.txt",
-	.err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(refused, plus) {
-	.name = "a+b.txt",
-	.err = EINVAL,
-};
-
-FIXTURE_SETUP(refused)
-{
-	const char *skip = vol_setup(_metadata, &self->vol);
-
-	if (skip)
-		SKIP(setup_skipped(); return, "%s", skip);
-}
-
-FIXTURE_TEARDOWN(refused)
-{
-	vol_teardown(&self->vol);
+	ASSERT_EQ(0, stat_name(name, &st));
+	EXPECT_EQ(op == OP_MKDIR || op == OP_RENAME_DIR, S_ISDIR(st.st_mode));
+	if (op == OP_RENAME_DIR) {
+		/* the directory moved with what it holds */
+		snprintf(path, sizeof(path), "%s/IN.TXT", name);
+		EXPECT_EQ(0, read_file(path, buf, sizeof(buf)));
+		EXPECT_STREQ("in", buf);
+	}
 }
 
 /*
- * @op with @name fails with @expected and writes nothing: the
+ * @op with the refused @name fails with @expected and writes nothing: the
  * image is the same, and after mounting again readdir shows what it did.
  */
 static void check_refused(struct __test_metadata *_metadata,
@@ -703,7 +694,7 @@ static void check_refused(struct __test_metadata *_metadata,
 	char buf[64];
 
 	ASSERT_EQ(0, vol_mount(vol, "vfat", "nolongcreate"));
-	ASSERT_EQ(0, create_file("SRC.TXT", "src"));
+	ASSERT_EQ(0, make_source(op));
 	ASSERT_EQ(0, vol_umount());
 	before = malloc(IMAGE_SIZE);
 	after = malloc(IMAGE_SIZE);
@@ -721,25 +712,65 @@ static void check_refused(struct __test_metadata *_metadata,
 
 	ASSERT_EQ(0, vol_mount(vol, "vfat", "nolongcreate"));
 	ASSERT_EQ(1, list_root(buf, sizeof(buf)));
-	EXPECT_STREQ("SRC.TXT/", buf);
+	if (op != OP_RENAME_DIR) {
+		EXPECT_STREQ("SRC.TXT/", buf);
+		return;
+	}
+	EXPECT_STREQ("SRCDIR/", buf);
+	EXPECT_EQ(0, read_file("SRCDIR/IN.TXT", buf, sizeof(buf)));
+	EXPECT_STREQ("in", buf);
 }
 
-TEST_F(refused, create)
+/* A name with @err is refused, one without is written as @entry */
+static void check_name(struct __test_metadata *_metadata, struct vol *vol,
+		       const char *name, const char *entry, int err,
+		       enum op op)
 {
-	check_refused(_metadata, &self->vol, variant->name, variant->err,
-		      OP_CREATE);
+	if (err)
+		check_refused(_metadata, vol, name, err, op);
+	else
+		check_accepted(_metadata, vol, name, entry, op);
 }
 
-TEST_F(refused, mkdir)
+TEST_F(name, create)
 {
-	check_refused(_metadata, &self->vol, variant->name, variant->err,
-		      OP_MKDIR);
+	check_name(_metadata, &self->vol, variant->name, variant->entry,
+		   variant->err, OP_CREATE);
 }
 
-TEST_F(refused, rename)
+TEST_F(name, mkdir)
 {
-	check_refused(_metadata, &self->vol, variant->name, variant->err,
-		      OP_RENAME);
+	check_name(_metadata, &self->vol, variant->name, variant->entry,
+		   variant->err, OP_MKDIR);
+}
+
+TEST_F(name, rename)
+{
+	check_name(_metadata, &self->vol, variant->name, variant->entry,
+		   variant->err, OP_RENAME);
+}
+
+TEST_F(name, rename_dir)
+{
+	check_name(_metadata, &self->vol, variant->name, variant->entry,
+		   variant->err, OP_RENAME_DIR);
+}
+
+/*
+ * On a full volume a refused name fails with its own errno, not ENOSPC:
+ * the name is judged before a cluster is allocated for the directory.
+ */
+TEST_F(name, mkdir_on_full_volume)
+{
+	struct stat st;
+
+	ASSERT_EQ(0, vol_mount(&self->vol, "vfat", "nolongcreate"));
+	ASSERT_EQ(0, fill_volume());
+	/* full: an 8.3 directory gets no cluster */
+	ASSERT_EQ(ENOSPC, make_dir("FULL"));
+
+	EXPECT_EQ(variant->err ?: ENOSPC, make_dir(variant->name));
+	EXPECT_EQ(ENOENT, stat_name(variant->name, &st));
 }
 
 TEST_HARNESS_MAIN

@@ -116,7 +116,7 @@ struct loop_config {
 #define NLC_LONG "a long name.txt"
 
 /* The 8.3 directories the name table tests use, one per operation */
-enum nlc_op { NLC_CREAT, NLC_MKDIR, NLC_RENAME };
+enum nlc_op { NLC_CREAT, NLC_MKDIR, NLC_RENAME, NLC_RENAME_DIR };
 
 FIXTURE(nlc) {
 	char dir[64];		/* temporary directory */
@@ -904,8 +904,11 @@ static const struct nlc_row nlc_table[] = {
 	ERR("e6.", EINVAL),
 	ERR("e7...", EINVAL),
 	ERR("E8.", EINVAL),
-	ERR("abcdefg9.", ENAMETOOLONG),	/* 9 characters, no extension */
-	ERR("ABCDEFG8.TX.", ENAMETOOLONG),
+	/* the length is judged without the trailing dots, then the dot */
+	ERR("abcdefg9.", EINVAL),
+	ERR("ABCDEFG8.TX.", EINVAL),
+	ERR("abcdefghi.", ENAMETOOLONG),
+	ERR("ABCDEFGH.TXTX.", ENAMETOOLONG),
 	ERR("e9.t.", EINVAL),
 	ERR("...", ENOENT),
 	ERR("....", ENOENT),
@@ -1218,15 +1221,24 @@ static void nlc_check_table(struct __test_metadata *_metadata, bool utf8)
 
 static const char *const nlc_op_dir[] = {
 	[NLC_CREAT] = "C", [NLC_MKDIR] = "D", [NLC_RENAME] = "R",
+	[NLC_RENAME_DIR] = "M",
 };
 
 static const char *const nlc_op_dir83[] = {
 	[NLC_CREAT] = "C          ",
 	[NLC_MKDIR] = "D          ",
 	[NLC_RENAME] = "R          ",
+	[NLC_RENAME_DIR] = "M          ",
 };
 
+/* what rename moves: a file, or (NLC_RENAME_DIR) a directory */
 #define NLC_SRC "SRC.TMP"
+#define NLC_SRC83 "SRC     TMP"
+
+static bool nlc_is_rename(enum nlc_op op)
+{
+	return op == NLC_RENAME || op == NLC_RENAME_DIR;
+}
 
 static int nlc_do_op(struct _test_data_nlc *self, enum nlc_op op,
 		     const char *path)
@@ -1239,17 +1251,23 @@ static int nlc_do_op(struct _test_data_nlc *self, enum nlc_op op,
 	case NLC_MKDIR:
 		return mkdir(path, 0755) ? errno : 0;
 	default:
-		snprintf(src, sizeof(src), "%s/R/%s", self->mnt, NLC_SRC);
+		snprintf(src, sizeof(src), "%s/%s/%s", self->mnt,
+			 nlc_op_dir[op], NLC_SRC);
 		return rename(src, path) ? errno : 0;
 	}
 }
 
-/* The outcome of @op for a row: rename replaces an existing entry */
+/*
+ * The outcome of @op for a row: rename replaces an existing file; a
+ * directory is not renamed over a file
+ */
 static int nlc_op_err(enum nlc_op op, const struct nlc_row *r,
 		      const struct nlc_expect *e)
 {
 	if (op == NLC_RENAME && r->pre)
 		return 0;
+	if (op == NLC_RENAME_DIR && r->pre)
+		return ENOTDIR;
 	return e->err;
 }
 
@@ -1302,6 +1320,8 @@ static void nlc_name_table(struct __test_metadata *_metadata,
 		snprintf(path, sizeof(path), "%s/%s/%s", self->mnt, d, e.name);
 		if (op == NLC_RENAME && nlc_stat_err(src, NULL))
 			ASSERT_EQ(0, nlc_creat(src));
+		if (op == NLC_RENAME_DIR && nlc_stat_err(src, NULL))
+			ASSERT_EQ(0, mkdir(src, 0755));
 		ASSERT_EQ(0, stat(nlc_p(self, d), &before));
 
 		err = nlc_do_op(self, op, path);
@@ -1318,9 +1338,10 @@ static void nlc_name_table(struct __test_metadata *_metadata,
 				TH_LOG("row %zu \"%s\" not found after create",
 				       r, nlc_show(e.name));
 			}
-			if (op == NLC_MKDIR && !row->pre)
+			if ((op == NLC_MKDIR && !row->pre) ||
+			    op == NLC_RENAME_DIR)
 				EXPECT_TRUE(S_ISDIR(st.st_mode));
-			if (op == NLC_RENAME)
+			if (nlc_is_rename(op))
 				EXPECT_EQ(ENOENT, nlc_stat_err(src, NULL));
 			continue;
 		}
@@ -1330,7 +1351,7 @@ static void nlc_name_table(struct __test_metadata *_metadata,
 			TH_LOG("row %zu \"%s\": directory grew", r,
 			       nlc_show(e.name));
 		}
-		if (op == NLC_RENAME) {
+		if (nlc_is_rename(op)) {
 			EXPECT_EQ(0, nlc_stat_err(src, NULL)) {
 				TH_LOG("row %zu \"%s\": rename source lost", r,
 				       nlc_show(e.name));
@@ -1380,12 +1401,12 @@ static void nlc_name_table(struct __test_metadata *_metadata,
 		EXPECT_EQ(e.lcase, de->lcase) {
 			TH_LOG("row %zu \"%s\": lcase", r, nlc_show(e.name));
 		}
-		EXPECT_EQ(op == NLC_MKDIR && !row->pre ? ATTR_DIR : ATTR_ARCH,
-			  de->attr);
+		EXPECT_EQ((op == NLC_MKDIR || op == NLC_RENAME_DIR) &&
+			  !row->pre ? ATTR_DIR : ATTR_ARCH, de->attr);
 	}
-	if (op == NLC_RENAME) {
+	if (nlc_is_rename(op)) {
 		/* the last SRC.TMP, renamed away or not, took one slot */
-		if (fat_raw_find(&dir, (const unsigned char *)"SRC     TMP") >= 0)
+		if (fat_raw_find(&dir, (const unsigned char *)NLC_SRC83) >= 0)
 			live--;
 		EXPECT_EQ(2 + expected + 1, used);
 	} else {
@@ -1455,6 +1476,13 @@ TEST_F_TIMEOUT(nlc, rename_follows_name_table, 120)
 	if (nlc_skipped(_metadata, self))
 		return;
 	nlc_name_table(_metadata, self, variant, NLC_RENAME);
+}
+
+TEST_F_TIMEOUT(nlc, rename_dir_follows_name_table, 120)
+{
+	if (nlc_skipped(_metadata, self))
+		return;
+	nlc_name_table(_metadata, self, variant, NLC_RENAME_DIR);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -2645,6 +2673,107 @@ TEST_F(nlc, codepage_932_lead_byte_e5_is_stored_as_05)
 	nlc_fsck(_metadata, self);
 }
 
+/*
+ * A name whose first character is 0xE5 in the codepage, the byte that marks
+ * a deleted entry, which FAT stores as 0x05.  cp437's 0xE5 is U+03C3, which
+ * cp437 upper-cases to 0xE4, U+03A3: readdir would show that, so it is
+ * refused and nothing is written.  cp850's 0xE5 is U+00D5, upper case:
+ * accepted, stored as 0x05 and shown as typed after a cold mount; its lower
+ * case U+00F5 (0xE4) is refused, shown as U+00D5.
+ */
+TEST_F(nlc, first_byte_e5_in_codepage)
+{
+	/* each name as UTF-8, and in the mount's 8-bit iocharset */
+	static const struct {
+		const char *utf8, *raw;
+		int err;
+		const char *sfn;
+		unsigned char attr;
+	} cp850[] = {
+		{ "\u00d5.TXT", "\xd5.TXT", 0, "\x05       TXT", ATTR_ARCH },
+		{ "\u00d5X", "\xd5X", 0, "\x05X         ", ATTR_DIR },
+		{ "\u00f5.TXT", "\xf5.TXT", EINVAL },
+		{ "\u00f5x", "\xf5x", EINVAL },
+	};
+	const char *sigma = variant->utf8 ? "\u03c3.txt" : "\xe5.txt";
+	const char *sigma_dir = variant->utf8 ? "\u03c3" : "\xe5";
+	struct fat_raw_dir dir;
+	struct nlc_scan scan;
+	const char *name;
+	size_t i;
+	int err, idx;
+
+	if (nlc_skipped(_metadata, self))
+		return;
+
+	/* cp437: U+03C3 (0xE5) is shown upper case, so refused */
+	err = nlc_try_mount(self, variant, variant->utf8 ? "nolongcreate" :
+			    "nolongcreate,iocharset=cp437");
+	ASSERT_EQ(0, err);
+	EXPECT_EQ(EINVAL, nlc_creat(nlc_p(self, sigma)));
+	err = mkdir(nlc_p(self, sigma_dir), 0755) ? errno : 0;
+	EXPECT_EQ(EINVAL, err);
+	nlc_umount(_metadata, self);
+	nlc_raw_scan(_metadata, self, &scan);
+	EXPECT_EQ(0U, scan.sfn);
+	EXPECT_EQ(0U, scan.lfn);
+
+	/* cp850: U+00D5 (0xE5) is upper case, stored as 0x05 */
+	err = nlc_try_mount(self, variant, "nolongcreate,codepage=850");
+	ASSERT_EQ(0, err) {
+		TH_LOG("codepage=850: %s (CONFIG_NLS_CODEPAGE_850?)",
+		       strerror(err));
+	}
+	for (i = 0; i < ARRAY_SIZE(cp850); i++) {
+		name = variant->utf8 ? cp850[i].utf8 : cp850[i].raw;
+		if (cp850[i].attr == ATTR_DIR)
+			err = mkdir(nlc_p(self, name), 0755) ? errno : 0;
+		else
+			err = nlc_creat(nlc_p(self, name));
+		EXPECT_EQ(cp850[i].err, err) {
+			TH_LOG("\"%s\": %s", nlc_show(name), strerror(err));
+		}
+	}
+	nlc_umount(_metadata, self);
+
+	nlc_raw_root(_metadata, self, &dir);
+	for (i = 0; i < ARRAY_SIZE(cp850); i++) {
+		if (cp850[i].err)
+			continue;
+		idx = fat_raw_find(&dir, (const unsigned char *)cp850[i].sfn);
+		ASSERT_LE(0, idx) {
+			TH_LOG("no entry \"%s\" on disk", nlc_show(cp850[i].sfn));
+		}
+		EXPECT_EQ(0x05, dir.ents[idx].name[0]);
+		EXPECT_EQ(cp850[i].attr, dir.ents[idx].attr);
+		EXPECT_EQ(0, dir.ents[idx].lcase);
+	}
+	/* the two accepted names, nothing else */
+	nlc_raw_scan(_metadata, self, &scan);
+	EXPECT_EQ(2U, scan.sfn);
+	EXPECT_EQ(0U, scan.lfn);
+	fat_raw_free_dir(&dir);
+	nlc_fsck(_metadata, self);
+
+	/* a cold mount finds them by the names typed, and shows them so */
+	nlc_mount(_metadata, self, variant, "nolongcreate,codepage=850");
+	for (i = 0; i < ARRAY_SIZE(cp850); i++) {
+		struct stat st = { 0 };
+
+		if (cp850[i].err)
+			continue;
+		name = variant->utf8 ? cp850[i].utf8 : cp850[i].raw;
+		EXPECT_EQ(0, nlc_stat_err(nlc_p(self, name), &st)) {
+			TH_LOG("\"%s\" not found", nlc_show(name));
+		}
+		EXPECT_EQ(cp850[i].attr == ATTR_DIR, S_ISDIR(st.st_mode));
+		EXPECT_TRUE(nlc_dir_lists(self->mnt, name)) {
+			TH_LOG("\"%s\" not shown as typed", nlc_show(name));
+		}
+	}
+	nlc_umount(_metadata, self);
+}
+
 /* ---------------------------------------------------------------------- */
 /*
  * The mount configurations: each name created under nolongcreate is either
@@ -3207,6 +3336,16 @@ TEST_F_TIMEOUT(nlc_img, refused_mkdir_on_full_volume_gives_name_error, 90)
 	ASSERT_EQ(0, mkdir(nlc_p(n, "SUB"), 0755));
 	ASSERT_EQ(0, nlc_fill(nlc_p(n, "FILL.BIN"), 0x5A));
 	ASSERT_EQ(0ULL, nlc_free_blocks(n->mnt));
+	/* the volume is really full: an 8.3 directory gets no cluster */
+	err = mkdir(nlc_p(n, "SHORT"), 0755) ? errno : 0;
+	ASSERT_EQ(ENOSPC, err) {
+		TH_LOG("mkdir \"SHORT\" on a full volume: %s", strerror(err));
+	}
+	err = mkdir(nlc_p(n, "SUB/SHORT"), 0755) ? errno : 0;
+	ASSERT_EQ(ENOSPC, err) {
+		TH_LOG("mkdir \"SUB/SHORT\" on a full volume: %s",
+		       strerror(err));
+	}
 	for (i = 0; i < ARRAY_SIZE(nlc_refused_dirs); i++) {
 		char rel[64];
 
@@ -3221,11 +3360,6 @@ TEST_F_TIMEOUT(nlc_img, refused_mkdir_on_full_volume_gives_name_error, 90)
 			TH_LOG("mkdir \"%s\" on a full volume: %s", rel,
 			       strerror(err));
 		}
-	}
-	/* the volume is really full: an 8.3 directory has no cluster */
-	err = mkdir(nlc_p(n, "SHORT"), 0755) ? errno : 0;
-	EXPECT_EQ(ENOSPC, err) {
-		TH_LOG("mkdir \"SHORT\" on a full volume: %s", strerror(err));
 	}
 	nlc_umount(_metadata, n);
 	nlc_expect_no_long(_metadata, n);

@@ -4,22 +4,24 @@
  * from the contract in README.md ("The contract"), the CP437 chart and the
  * iso8859-1 / UTF-8 encodings.
  *
- * The rule (series v6), as the model applies it to a name N as typed:
- *  1. N -> UTF-16 (the utf8 option in force: UTF-8; else the iocharset's
- *     bytes, with ':XXXX' escapes if uni_xlate); bad characters and a
- *     trailing space EINVAL (a name of dots only: ENOENT).
- *  2. Base and extension split at the last dot (none if N ends with a
- *     dot or only dots and spaces precede it); base over 8 or extension
+ * The rule (series v7), as the model applies it to a name N as typed:
+ *  1. N without its trailing dots -> UTF-16 (the utf8 option in force:
+ *     UTF-8; else the iocharset's bytes, with ':XXXX' escapes if
+ *     uni_xlate); bad characters and a trailing space EINVAL (a name of
+ *     dots only: ENOENT).  Steps 2-5 see N without its trailing dots.
+ *  2. Base and extension split at the last dot (none if only dots and
+ *     spaces precede it); base over 8 or extension
  *     over 3 CP437 bytes (a character CP437 lacks counts 1):
  *     ENAMETOOLONG, the only refusal with that errno.
  *  3. Anything else the 8.3 builder cannot hold as one entry without a
- *     numeric tail: EINVAL (a space, a leading, second or trailing dot,
+ *     numeric tail: EINVAL (a space, a leading or second dot,
  *     +,;=[], a character CP437 lacks).
  *  4. Same 11 bytes as a live entry: EEXIST.
  *  5. lcase: a part with a lower-case ASCII letter and no upper-case
  *     letter and no byte >= 0x7F gets its flag; no other value is tried.
  *  6. The entry rendered as readdir shows it on the mount must be N,
- *     byte for byte; else EINVAL.  No case folding, whatever check= or
+ *     byte for byte, trailing dots included (so they are refused here:
+ *     "abcdefgh." is EINVAL); else EINVAL.  No case folding, whatever check= or
  *     the iocharset: lookup by N then finds it wherever readdir shows N.
  *
  * Stock vfat behaviour the contract takes as given is modelled from the
@@ -506,13 +508,14 @@ void nlc_predict(const struct nlc_mount *m, enum nlc_op op,
 		return;
 	}
 
-	/* nothing but dots: no name; else the name as typed, dots kept */
+	/* nothing but dots: no name */
 	if (!strip_dots(name, len)) {
 		r->err = ENOENT;
 		return;
 	}
-	/* 1. to UTF-16, bad characters, trailing space */
-	n = to_units(m, name, len, u);
+	/* 1. without its trailing dots to UTF-16, bad characters, trailing
+	 * space (step 6 compares the name with them) */
+	n = to_units(m, name, strip_dots(name, len), u);
 	if (n < 0) {
 		r->err = -n;
 		return;
@@ -530,7 +533,7 @@ void nlc_predict(const struct nlc_mount *m, enum nlc_op op,
 	}
 	/*
 	 * 2. base and extension: split at the last dot, unless it is the
-	 * last character or only dots and spaces precede it.
+	 * last unit (an escaped dot) or only dots and spaces precede it.
 	 */
 	has_ext = 0;
 	dot = nu;

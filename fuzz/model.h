@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Userspace reference model of the vfat `nolongcreate` create rule of
- * series v6 (docs/contract.md): the 8.3 builder must hold the name as one
+ * series v7 (docs/contract.md): the 8.3 builder must hold the name as one
  * entry, and readdir on the mount must show that entry exactly as the
  * name was typed (no case folding); ENAMETOOLONG only for a name too long
  * for 8.3, EINVAL for every other refusal.

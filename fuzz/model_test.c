@@ -217,7 +217,7 @@ int main(void)
 	struct nlc_mount u8 = MNT(ISO8859_1, 1, MIXED, NORMAL, 0);
 	struct nlc_mount m;
 
-	/* docs/contract.md and the series' KUnit cases (v6) */
+	/* docs/contract.md and the series' KUnit cases (v7) */
 	ex(&def, "readme.txt", 0, "README  TXT", 0x18);
 	ex(&def, "README.TXT", 0, "README  TXT", 0x00);
 	ex(&def, "read4.TXT", 0, "READ4   TXT", 0x08);
@@ -235,7 +235,8 @@ int main(void)
 	ex(&def, "a.text", ENAMETOOLONG, "", 0);
 	ex(&def, "Long Report.txt", ENAMETOOLONG, "", 0);
 	ex(&def, ".bash_history", ENAMETOOLONG, "", 0);
-	ex(&def, "abcdefgh.", ENAMETOOLONG, "", 0);	/* no extension: 9 */
+	ex(&def, "abcdefghi.", ENAMETOOLONG, "", 0);	/* 9 without the dot */
+	ex(&def, "abcdefghi.tx.", ENAMETOOLONG, "", 0);
 	ex(&def, "a.b.c.d.e.f", ENAMETOOLONG, "", 0);
 	/* every other refusal EINVAL */
 	ex(&def, "a b.txt", EINVAL, "", 0);
@@ -243,6 +244,8 @@ int main(void)
 	ex(&def, ".profile", EINVAL, "", 0);
 	ex(&def, "a.b.c", EINVAL, "", 0);
 	ex(&def, "abc.", EINVAL, "", 0);		/* trailing dot */
+	ex(&def, "abcdefgh.", EINVAL, "", 0);	/* fits 8.3 without the dot */
+	ex(&def, "ABCDEFGH.TX.", EINVAL, "", 0);
 	ex(&def, "abc...", EINVAL, "", 0);
 	ex(&def, "...", ENOENT, "", 0);
 	ex(&def, "a*b", EINVAL, "", 0);

@@ -8,13 +8,15 @@ PROG=${0##*/}
 REPO=$(cd "$(dirname "$0")/.." && pwd -P)
 CACHE=${VFAT_NOLONGCREATE_CACHE:-$HOME/.cache/vfat-nolongcreate}
 DKMS_MODES=(1 0)
-SUITES=(bookworm) # trixie: see docs/card-owner.md
+SUITES=(bookworm trixie)
+SUITE_SET=0
 TIMEOUT=1200
+CARD_REV=
 
 usage() {
 	cat <<EOF
 Usage: $PROG [--suite bookworm|trixie] [--dkms | --no-dkms] [--cache DIR]
-       [--timeout S]
+       [--timeout S] [--card-rev REV]
 
 Boots Debian's own kernel in QEMU (TCG) in a Debian root of the same
 release with systemd-udevd, the system D-Bus and the real udisks2 daemon
@@ -32,8 +34,13 @@ udisksctl mounts each card as a desktop would.
   --no-dkms   only the boot with the kernel's own modules (no option):
               every card mounts, none with nolongcreate
   (default: both boots)
-  --suite S   the release: bookworm (default) or trixie (udisks2 2.10: its
-              guest does not get udisks2 running yet, docs/card-owner.md)
+  --suite S   the release: bookworm or trixie; repeated: each (default:
+              both, as make check runs them)
+
+  --card-rev REV  the guest runs nolongcreate-card, its udev rule and the
+              DKMS package's postrm of the git revision REV instead of
+              this tree's (installed over the package's): the same cases
+              against older code, to see them fail
 
 The roots (debootstrap, ~250 MB each) and the kernels' modules are kept in
 CACHE/card-guest.  Writes the guests' output to
@@ -50,9 +57,11 @@ while [[ $# -gt 0 ]]; do
 	--no-dkms) DKMS_MODES=(0); shift ;;
 	--suite)
 		[[ ${2:-} == bookworm || ${2:-} == trixie ]] || { usage >&2; exit 2; }
-		SUITES=("$2"); shift 2 ;;
+		((SUITE_SET)) || SUITES=()
+		SUITE_SET=1 SUITES+=("$2"); shift 2 ;;
 	--cache) CACHE=$2; shift 2 ;;
 	--timeout) TIMEOUT=$2; shift 2 ;;
+	--card-rev) CARD_REV=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
 	esac
@@ -103,6 +112,13 @@ run_suite() {
 	# ------------------------------------------------------------- the root --
 	# What the root holds; another list is another root.
 	PKGS="systemd-sysv udev dbus polkitd udisks2 kmod dosfstools mtools rsync vim-tiny libglib2.0-bin python3"
+	# Debian 13: udisksd 2.10 loads libblockdev's fs plugin (libbd_fs.so.3)
+	# at start and exits on SIGTRAP without it; that plugin links
+	# libcom_err.so.2, which none of its package dependencies brings
+	# (libblockdev-fs3 3.3.0-2.1: libext2fs2t64 only), and which a
+	# minbase root of Debian 13 lacks (e2fsprogs is no longer required
+	# there; every desktop install has it).  Debian 12's minbase has it.
+	[[ $SUITE == trixie ]] && PKGS+=" libcom-err2"
 	ROOT_KEY="2 $SUITE $PKGS"
 	R=$W/root-$DEBVER
 	in_root() { unshare --mount --pid --fork --mount-proc="$R/proc" chroot "$R" "$@"; }
@@ -123,6 +139,12 @@ run_suite() {
 			apt-get -q -y --no-install-recommends install $PKGS; } >"$W/apt.log" 2>&1 ||
 			{ tail -n 20 "$W/apt.log" >&2; die "apt-get install in the root failed"; }
 		in_root apt-get clean
+		# every library udisksd and its libblockdev plugins (loaded with
+		# dlopen, which no package dependency guarantees) need
+		# shellcheck disable=SC2016 # the root's sh expands them
+		missing=$(in_root sh -c 'for f in /usr/libexec/udisks2/udisksd /usr/lib/*/libbd_*.so.[0-9]; do
+			ldd "$f" | sed -n "s|^[[:space:]]*\([^ ]*\) => not found|$f: \1|p"; done')
+		[[ -z $missing ]] || die "the root lacks libraries of udisks2: $missing"
 		# The desktop's user, whom polkit lets use udisks2 as it lets an
 		# active local session (no logind session here); the console is
 		# the test's: no getty on it.
@@ -190,6 +212,20 @@ run_suite() {
 		truncate -s 8M "$T/blank.img"
 		cp "$TOOLS_DEB" "$T/o/opt/nlc/tools.deb"
 		cp "$REPO/tools/card/guest-test.sh" "$REPO/tools/card/writers.sh" "$T/o/opt/nlc/"
+		# the DKMS package's postrm (its removal, simulated), and
+		# nolongcreate-card installed from the sources under /usr/local
+		CARDSRC=$REPO
+		if [[ -n $CARD_REV ]]; then
+			CARDSRC=$T/rev
+			mkdir -p "$CARDSRC" "$T/o/opt/nlc/rev"
+			git -C "$REPO" archive "$CARD_REV" tools/card dkms/debian/postrm | tar -x -C "$CARDSRC" ||
+				die "git archive $CARD_REV failed"
+			cp "$CARDSRC/tools/card/nolongcreate-card" "$T/o/opt/nlc/rev/"
+			sed 's|@SBINDIR@|/usr/sbin|' "$CARDSRC/tools/card/61-vfat-nolongcreate.rules" >"$T/o/opt/nlc/rev/61-vfat-nolongcreate.rules"
+		fi
+		cp "$CARDSRC/dkms/debian/postrm" "$T/o/opt/nlc/dkms.postrm"
+		make -s -C "$CARDSRC/tools/card" install DESTDIR="$T/o/opt/nlc/local" >/dev/null ||
+			die "make -C tools/card install DESTDIR=... failed"
 		mkdir -p "$T/o/etc/systemd/system/multi-user.target.wants"
 		cat >"$T/o/etc/systemd/system/nlc-test.service" <<-'EOF'
 		[Unit]

@@ -360,23 +360,28 @@ for kl in "${DLINES[@]}"; do
 done
 
 # The card owner's desktop path (issue 25): Debian 12's kernel in a
-# Debian 12 root booted by systemd with udev, D-Bus, polkit and the real
-# udisks2, with the DKMS-built modules (a marked card mounts with
-# nolongcreate, the writers' table matches docs/writers.md) and with its
-# own (every card mounts, none with it): scripts/card-guest.sh, after the
-# deb-check above exported the kernel.
-if [[ " ${DLINES[*]} " == *" 6.1 "* ]]; then
-	echo "=== scripts/card-guest.sh"
+# Debian 12 root (udisks2 2.9) and Debian 13's in a Debian 13 root
+# (udisks2 2.10), each booted by systemd with udev, D-Bus, polkit and the
+# real udisks2, with the DKMS-built modules (a marked card mounts with
+# nolongcreate, the cases of mount_options.conf, of udisksd's own lists,
+# of a hand-edited list, of an install under /usr/local, of the DKMS
+# package's removal; the writers' table matches docs/writers.md) and with
+# its own (every card mounts, none with it): scripts/card-guest.sh, after
+# the deb-check above exported the kernels.
+CSUITES=() CNAMES=()
+for kl in "${DLINES[@]}"; do CSUITES+=(--suite "${DEB_SUITE[$kl]}") CNAMES+=("${DEB_SUITE[$kl]}"); done
+if ((${#CSUITES[@]})); then
+	echo "=== scripts/card-guest.sh ${CSUITES[*]}"
 	t0=$SECONDS
-	out=$(scripts/card-guest.sh --cache "$CACHE" 2>&1)
+	out=$(scripts/card-guest.sh --cache "$CACHE" "${CSUITES[@]}" 2>&1)
 	rc=$?
-	printf '%s\n' "$out" | grep -v '^ok ' | tail -n 60
+	printf '%s\n' "$out" | grep -v '^ok ' | tail -n 80
 	p=$(printf '%s\n' "$out" | grep -c '^ok ')
 	f=$(printf '%s\n' "$out" | grep -c '^not ok ')
 	if [[ $rc == 0 && $f == 0 && $p -gt 0 ]]; then
-		count distro "$p" 0 0; note ok "distro: card guest (udisks2, nolongcreate-card, writers' table): $p passed ($(elapsed "$t0"))"
+		count distro "$p" 0 0; note ok "distro: card guest ${CNAMES[*]} (udisks2, nolongcreate-card, writers' table): $p passed ($(elapsed "$t0"))"
 	else
-		count distro "$p" "$(( f > 0 ? f : 1 ))" 0; note FAIL "distro: card guest: $p passed, $f failed, exit $rc ($(elapsed "$t0"))"
+		count distro "$p" "$(( f > 0 ? f : 1 ))" 0; note FAIL "distro: card guest ${CNAMES[*]}: $p passed, $f failed, exit $rc ($(elapsed "$t0"))"
 	fi
 fi
 

@@ -88,8 +88,19 @@ else
 fi
 umount_all
 
+# card-guest.sh --card-rev REV: that revision's command and rule instead
+over_rev() {
+	[ -d /opt/nlc/rev ] || return 0
+	install -m 755 /opt/nlc/rev/nolongcreate-card /usr/sbin/nolongcreate-card
+	install -m 644 /opt/nlc/rev/61-vfat-nolongcreate.rules /usr/lib/udev/rules.d/61-vfat-nolongcreate.rules
+	udevadm control --reload
+	udevadm trigger --action=change --subsystem-match=block --property-match=ID_FS_TYPE=vfat
+	udevadm settle
+}
 dpkg -i /opt/nlc/tools.deb >/tmp/dpkg.out 2>&1
 check "dpkg -i vfat-nolongcreate-tools" test $? = 0
+over_rev
+[ -d /opt/nlc/rev ] && say "nolongcreate-card and its rule: card-guest.sh --card-rev's"
 udevadm settle
 A=$(sed -n "s/^BUILTIN_ALLOW='\(.*\)'$/\1/p" /usr/sbin/nolongcreate-card)
 D=$(sed -n "s/^BUILTIN_DEFAULTS='\(.*\)'$/\1/p" /usr/sbin/nolongcreate-card)
@@ -99,6 +110,23 @@ if [ "$DKMS" = 1 ]; then
 	check "fat83 supported: yes" fat83 supported
 else
 	check "fat83 supported: no (exit 1)" sh -c 'fat83 supported; test $? = 1'
+fi
+
+# The rule runs for every vfat device: it loads no module (a modprobe
+# there loaded fat for any stick and ignored a blacklist); it reads what
+# is loaded, else the running kernel's modules.symbols.
+umount_all
+modprobe -r vfat fat 2>/dev/null
+udevadm trigger --action=change --subsystem-match=block --property-match=ID_FS_TYPE=vfat
+udevadm settle
+check "the rule loads no module: vfat and fat still unloaded after a change event of every vfat card" \
+	sh -c 'test ! -d /sys/module/vfat && test ! -d /sys/module/fat'
+if [ "$DKMS" = 1 ]; then
+	check "vfat not loaded: the rule reads the option in the kernel's modules.symbols (VFAT_NOLONGCREATE_KERNEL=1)" \
+		sh -c 'udevadm info -q property -n "$STICK" | grep -qx VFAT_NOLONGCREATE_KERNEL=1'
+else
+	check "vfat not loaded: the kernel's modules.symbols lack the option (VFAT_NOLONGCREATE_SKIP=kernel)" \
+		sh -c 'udevadm info -q property -n "$STICK" | grep -qx VFAT_NOLONGCREATE_SKIP=kernel'
 fi
 
 run nolongcreate-card mark "$PRINTER"
@@ -187,7 +215,60 @@ if [ "$DKMS" = 1 ]; then
 	run as_owner udisksctl mount -b "$PRINTER" -o nolongcreate
 	check "mount_options.conf sets vfat_defaults: -o nolongcreate still allowed" has_opt "$PRINTER" nolongcreate
 	umount_all
+
+	# vfat_allow without vfat_defaults: udisks2 would refuse a default
+	# it does not allow, so the rule adds none and mark and status say
+	# what to add.
+	A0='uid=$UID,gid=$GID,flush,utf8,shortname,umask,dmask,fmask,codepage,iocharset,usefree,showexec'
+	printf '[defaults]\nvfat_allow=%s\n' "$A0" >/etc/udisks2/mount_options.conf
+	run nolongcreate-card mark "$PRINTER" | tee /tmp/mark.out
+	check "vfat_allow without nolongcreate in mount_options.conf: mark says to add it there" \
+		grep -q "add nolongcreate to that vfat_allow" /tmp/mark.out
+	run as_owner udisksctl mount -b "$PRINTER"
+	check "vfat_allow without nolongcreate: the marked card mounts, without it" mounted_without "$PRINTER" nolongcreate
+	umount_all
+	run nolongcreate-card status "$PRINTER" | tee /tmp/status.out
+	check "vfat_allow without nolongcreate: status says the card mounts without it and what to add" \
+		sh -c 'grep -q "mounts it without nolongcreate: the vfat_allow of" /tmp/status.out && ! grep -q "mounts it with nolongcreate" /tmp/status.out'
+	printf '[defaults]\nvfat_allow=%s,nolongcreate\n' "$A0" >/etc/udisks2/mount_options.conf
+	udevadm trigger --action=change "$PRINTER"; udevadm settle
+	run as_owner udisksctl mount -b "$PRINTER"
+	check "nolongcreate added to that vfat_allow: the marked card mounts with it" has_opt "$PRINTER" nolongcreate
+	umount_all
+
+	# Only [defaults] and the groups naming the device count.
+	printf '[/dev/disk/by-uuid/3333-CCCC]\nvfat_allow=%s\n' "$A0" >/etc/udisks2/mount_options.conf
+	udevadm trigger --action=change "$PRINTER"; udevadm settle
+	run as_owner udisksctl mount -b "$PRINTER"
+	check "vfat_allow in the group of another card ([/dev/disk/by-uuid/3333-CCCC]): the marked card mounts with nolongcreate" \
+		has_opt "$PRINTER" nolongcreate
+	umount_all
+	printf '# vfat_allow=x\n[/dev/disk/by-label/PRINTER]\nvfat_allow=%s\n' "$A0" >/etc/udisks2/mount_options.conf
+	udevadm trigger --action=change "$PRINTER"; udevadm settle
+	run as_owner udisksctl mount -b "$PRINTER"
+	check "vfat_allow in the card's own group ([/dev/disk/by-label/PRINTER]): it mounts, without nolongcreate" \
+		mounted_without "$PRINTER" nolongcreate
+	umount_all
 	rm /etc/udisks2/mount_options.conf
+
+	# An installed udisksd whose built-in vfat lists are not the ones the
+	# script knows (a udisks2 update): the rule sets none, and says so.
+	U=/usr/libexec/udisks2/udisksd
+	cp -p "$U" /tmp/udisksd.orig
+	python3 -c 'import sys; b = open(sys.argv[1], "rb").read(); open(sys.argv[2], "wb").write(b.replace(b",usefree,showexec\n", b",usefreX,showexec\n"))' "$U" /tmp/udisksd.new
+	chmod 755 /tmp/udisksd.new
+	mv /tmp/udisksd.new "$U" # a new file: the running udisksd keeps its own
+	udevadm trigger --action=change "$PRINTER"; udevadm settle
+	say "udev properties of $PRINTER:"; udevadm info -q property -n "$PRINTER" | grep -E '^(UDISKS|VFAT)_' | sed 's/^/#   /'
+	check "udisksd's built-in vfat lists differ from the script's: no UDISKS_MOUNT_OPTIONS_VFAT_* set, VFAT_NOLONGCREATE_SKIP=udisks-lists" \
+		sh -c 'p=$(udevadm info -q property -n "$PRINTER"); ! echo "$p" | grep -q "^UDISKS_MOUNT_OPTIONS_VFAT_" && echo "$p" | grep -qx "VFAT_NOLONGCREATE_SKIP=udisks-lists"'
+	run nolongcreate-card status "$PRINTER" | tee /tmp/status.out
+	check "udisksd's lists differ: status says so" grep -q "are not the ones nolongcreate-card knows" /tmp/status.out
+	run as_owner udisksctl mount -b "$PRINTER"
+	check "udisksd's lists differ: the marked card mounts, without nolongcreate" mounted_without "$PRINTER" nolongcreate
+	umount_all
+	mv /tmp/udisksd.orig "$U"
+	udevadm trigger --action=change "$PRINTER"; udevadm settle
 	run nolongcreate-card unmark "$PRINTER"
 else
 	for d in "$PRINTER" "$STICK" "$OTHER"; do
@@ -204,11 +285,81 @@ check "mark of a device without vfat: exit 2, nothing changed" \
 	sh -c 'nolongcreate-card mark "$BLANK" >/dev/null 2>&1; test $? = 2 && cmp -s /tmp/cards.before /etc/vfat-nolongcreate/cards'
 check "unmark of a card not marked: exit 1" sh -c 'nolongcreate-card unmark UUID=9999-9999 >/dev/null; test $? = 1'
 
+# The list edited by hand: a comment, blanks around an entry and its "=",
+# a DOS line end, a lower-case key, no newline after the last line.
+cp /etc/vfat-nolongcreate/cards /tmp/cards.saved
+printf '# my cards\n\n  UUID = 1111-AAAA  \r\n   # the stick\nlabel=STICK' >/etc/vfat-nolongcreate/cards
+udevadm trigger --action=change --subsystem-match=block --property-match=ID_FS_TYPE=vfat; udevadm settle
+run nolongcreate-card list
+check "hand-edited list: list prints its two entries" \
+	sh -c 'test "$(nolongcreate-card list | tr "\n" " ")" = "UUID=1111-AAAA label=STICK "'
+check "hand-edited list: status says both cards are marked" \
+	sh -c 'nolongcreate-card status "$PRINTER" | grep -q "marked: yes" && nolongcreate-card status "$STICK" | grep -q "marked: yes"'
+if [ "$DKMS" = 1 ]; then
+	as_owner udisksctl mount -b "$PRINTER" >/dev/null 2>&1
+	as_owner udisksctl mount -b "$STICK" >/dev/null 2>&1
+	check "hand-edited list: both cards mount with nolongcreate" \
+		eval 'has_opt "$PRINTER" nolongcreate && has_opt "$STICK" nolongcreate'
+	umount_all
+fi
+run nolongcreate-card mark LABEL=OTHER
+check "mark after a last line without newline: the entry on a line of its own, the others intact" \
+	bash -c 'tail -n 2 /etc/vfat-nolongcreate/cards | cmp -s - <(printf "label=STICK\nLABEL=OTHER\n")'
+run nolongcreate-card unmark "$PRINTER"
+check "unmark of a hand-written entry: its line removed, the comments kept" \
+	sh -c '! grep -qi 1111-AAAA /etc/vfat-nolongcreate/cards && grep -qx "# my cards" /etc/vfat-nolongcreate/cards && grep -qx "   # the stick" /etc/vfat-nolongcreate/cards'
+cp /tmp/cards.saved /etc/vfat-nolongcreate/cards
+
+# Installed from the sources under /usr/local (tools/card/Makefile's
+# default PREFIX, made by card-guest.sh with DESTDIR) instead of the
+# package, so without the package's fat83.
+run nolongcreate-card mark "$PRINTER" >/dev/null
+dpkg -r vfat-nolongcreate-tools >/tmp/dpkg.out 2>&1
+cp -a /opt/nlc/local/. /
+udevadm control --reload
+udevadm trigger --action=change --subsystem-match=block --property-match=ID_FS_TYPE=vfat; udevadm settle
+run /usr/local/sbin/nolongcreate-card status "$PRINTER"
+as_owner udisksctl mount -b "$PRINTER" >/dev/null 2>&1
+if [ "$DKMS" = 1 ]; then
+	check "installed under /usr/local (make install, no fat83): the marked card mounts with nolongcreate" \
+		has_opt "$PRINTER" nolongcreate
+else
+	check "installed under /usr/local, kernel without the option: the marked card mounts, without it" \
+		mounted_without "$PRINTER" nolongcreate
+fi
+umount_all
+(cd /opt/nlc/local && find . ! -type d) | (cd / && xargs rm -f)
+dpkg -i /opt/nlc/tools.deb >/tmp/dpkg.out 2>&1
+check "the package installed again" test $? = 0
+over_rev
+
 # -------------------------------------------------------------- writers --
 if [ "$DKMS" = 1 ]; then
 	echo "--- writers"
 	bash /opt/nlc/writers.sh "$WRITERS"
 	echo "--- end"
+fi
+
+if [ "$DKMS" = 1 ]; then
+	# The DKMS package removed (what its prerm's "dkms remove" does: the
+	# modules and depmod; then its postrm) while its vfat is still
+	# loaded: no card keeps a nolongcreate default, which the kernel's own
+	# vfat, loaded from then on, would refuse at every mount.
+	run nolongcreate-card mark "$PRINTER" >/dev/null
+	umount_all
+	rm -rf "/usr/lib/modules/$(uname -r)/updates/dkms"
+	depmod -a
+	sh /opt/nlc/dkms.postrm remove
+	udevadm settle
+	check "DKMS package removed: no vfat device has nolongcreate in its defaults" \
+		sh -c '! udevadm info --export-db | grep -q "^E: UDISKS_MOUNT_OPTIONS_VFAT_DEFAULTS=.*nolongcreate"'
+	run nolongcreate-card status "$PRINTER"
+	modprobe -r vfat fat
+	run as_owner udisksctl mount -b "$PRINTER"
+	check "DKMS package removed, the kernel's own vfat loaded: the marked card mounts, without nolongcreate" \
+		mounted_without "$PRINTER" nolongcreate
+	check "that vfat is the kernel's own" sh -c 'test ! -e /sys/module/vfat/version'
+	umount_all
 fi
 
 echo "1..$n"

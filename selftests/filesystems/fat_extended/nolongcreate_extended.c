@@ -3739,16 +3739,16 @@ FIXTURE_TEARDOWN(nlc_fc)
 /*
  * Either option with a value; the key is what precedes the '='.  One spec
  * entry, fsparam_flag_no("longcreate"): fs_parse() takes the "no" form
- * only as a flag, so "nolongcreate=1" is an unknown key (logged at mount,
- * where the VFS refuses it; silent on reconfigure, where fat ignores it)
- * and "longcreate=1" a flag with a value (logged by fs_parse(), also on
+ * only as a flag, so "nolongcreate=1" is an unknown key (logged by the VFS
+ * at mount and on reconfigure, where fat returns fs_parse()'s -ENOPARAM for
+ * it) and "longcreate=1" a flag with a value (logged by fs_parse(), also on
  * reconfigure)
  */
 static const struct {
 	const char *opt;
 	const char *reason;	/* at mount and on reconfigure */
 } nlc_fc_bad[] = {
-	{ "nolongcreate=1", NLC_VALUE_REFUSED },
+	{ "nolongcreate=1", NLC_UNKNOWN_REFUSED },
 	{ "longcreate=1", NLC_VALUE_REFUSED },
 };
 

@@ -145,7 +145,7 @@ make_card() {
 	rm -rf "$src"
 }
 
-sums() { (cd "$MNT" && find . -type f ! -name FAT83UND.LOG -exec cat {} + | sort | md5sum); }
+sums() { (cd "$MNT" && find . -type f ! -iname FAT83UND.LOG -exec cat {} + | sort | md5sum); }
 
 # scenario mtools|linux MOUNT-OPTIONS
 scenario() {

@@ -35,9 +35,9 @@ case $LINE in
 *) echo "$PROG: no Debian kernel for line $LINE" >&2; exit 2 ;;
 esac
 # Modules the guest loads, in order: what the suite mounts with (loop,
-# codepages 437 and 932, iocharsets iso8859-1, utf8, cp932 and Debian's
+# codepages 437, 850 and 932, iocharsets iso8859-1, utf8, cp932 and Debian's
 # default ascii), then fat, vfat and msdos.
-LOAD="loop nls_cp437 nls_cp932 nls_iso8859-1 nls_utf8 nls_ascii fat vfat msdos"
+LOAD="loop nls_cp437 nls_cp850 nls_cp932 nls_iso8859-1 nls_utf8 nls_ascii fat vfat msdos"
 
 die() {
 	echo "$PROG: $*" >&2

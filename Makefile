@@ -12,7 +12,7 @@ ARGS ?=
 
 .PHONY: help check check-series shellcheck run debug shell bench fuzz fuzz-short \
 	lookdiff lookdiff-short kunit deb deb-check distro check-debian submission docs-check \
-	transcript fat83 fat83-test fat83-host-test fat83-guest card-guest kcsan-judge-test
+	transcript fat83 fat83-test fat83-host-test fat83-guest card-guest kcsan-judge-test kcsan-mutant
 
 help:
 	@echo 'make check         make docs-check, then on the three kernel lines (6.1, 6.12,'
@@ -77,6 +77,9 @@ help:
 	@echo '                   fakevfat.so; nothing mounted; a second)'
 	@echo "make kcsan-judge-test  the judge of KCSAN's reports on saved samples (core-only:"
 	@echo '                   listed, not judged; an fs/fat frame in a stack: fails)'
+	@echo 'make kcsan-mutant  the 6.12 KCSAN kernel catches a race between fs/fat and core'
+	@echo '                   code: a mutant that drops fs/fat'"'"'s inode lock fails, the'
+	@echo '                   series passes, under the same load (scripts/kcsan-mutant.sh)'
 	@echo "make fat83-guest   fat83 on mtools- and Linux-made cards in the 7.3 guest:"
 	@echo '                   plain and nolongcreate mounts, the raw 8.3 view after fix,'
 	@echo '                   undo back to the same listing, what fix leaves alone'
@@ -164,6 +167,9 @@ fat83-host-test:
 
 kcsan-judge-test:
 	./scripts/kcsan-judge-test.sh
+
+kcsan-mutant:
+	./scripts/kcsan-mutant.sh $(ARGS)
 
 fat83-guest:
 	./tools/fat83/guest-test.sh $(ARGS)

@@ -45,6 +45,7 @@ NO_SUITE=0
 DISTRO=0
 NO_DKMS=0
 WITHOUT=
+PLUS=
 MEM=1G
 SMP=2,sockets=2,cores=1,threads=1  # one CPU per socket, as the firmware's MP table lists packages
 # qboot, not SeaBIOS: it jumps straight to the kernel (the first kernel line
@@ -95,6 +96,10 @@ Options:
                            with or without its number (--without
                            fat-show-plain-ASCII-8.3-names); kept apart in the
                            cache as config <config>-without-NNNN
+  --plus PATCH             the series plus one more patch file applied after it,
+                           e.g. a mutant that a test or KCSAN must catch
+                           (tools/kcsan-stress/mutants/); kept apart in the
+                           cache as config <config>-plus-NAME
   --kernel-only            build kernel and selftests, do not boot
   --check-series           only apply patches/series to the pristine tree,
                            check selftests/ against it and run the tree's
@@ -155,6 +160,7 @@ while [[ $# -gt 0 ]]; do
 	--distro-kernel) DISTRO=1; shift ;;
 	--no-dkms) NO_DKMS=1; shift ;;
 	--without) need_arg "$@"; WITHOUT=$2; shift 2 ;;
+	--plus) need_arg "$@"; PLUS=$2; shift 2 ;;
 	--check-series) MODE=check-series; shift ;;
 	--no-build) NO_BUILD=1; shift ;;
 	--guest-cmd) need_arg "$@"; GUEST_CMD=$2; shift 2 ;;
@@ -195,6 +201,7 @@ if [[ $DISTRO == 1 ]]; then
 	[[ $MODE == check-series ]] && die_usage "--distro-kernel and --check-series do not mix"
 	[[ $NO_BUILD == 1 ]] && die_usage "--distro-kernel builds nothing big: no --no-build"
 	[[ -n $WITHOUT ]] && die_usage "--distro-kernel takes the whole series: no --without"
+	[[ -n $PLUS ]] && die_usage "--distro-kernel takes the whole series: no --plus"
 elif [[ $NO_DKMS == 1 ]]; then
 	die_usage "--no-dkms goes with --distro-kernel"
 fi
@@ -235,6 +242,7 @@ series_patches() {
 		[[ -z $line || ${line##*/} == "$WITHOUT_FILE" ]] && continue
 		printf '%s\n' "$PATCHDIR/$line"
 	done <"$series"
+	[[ -z $PLUS ]] || printf '%s\n' "$PLUS"
 }
 
 # --without: the one entry of the series it names, and a config name of its own
@@ -247,6 +255,15 @@ if [[ -n $WITHOUT ]]; then
 		die_usage "--without $WITHOUT matches ${#_m[@]} patches of patches/$LINE/series, not one"
 	WITHOUT_FILE=${_m[0]}
 	CFGNAME+=-without-${WITHOUT_FILE%%-*}
+fi
+# --plus: one more patch after the series, a config name of its own
+if [[ -n $PLUS ]]; then
+	[[ $MODE == check-series ]] && die_usage "--plus and --check-series do not mix"
+	[[ -f $PLUS ]] || die_usage "--plus $PLUS: no such file"
+	PLUS=$(cd "$(dirname "$PLUS")" && pwd -P)/${PLUS##*/}
+	_n=${PLUS##*/}
+	_n=${_n%.patch}
+	CFGNAME+=-plus-${_n//[^A-Za-z0-9_.-]/_}
 fi
 
 mkdir -p "$CACHE"

@@ -1,0 +1,75 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# kcsan-mutant.sh [--cache DIR] [--seconds N]
+#
+# Shows that the 6.12 KCSAN boot catches a data race between fs/fat and
+# core code, and that the judge (scripts/kcsan-judge.awk) fails the run on
+# it.  Boots the kcsan config twice under tools/kcsan-stress/chmod-stress.c
+# (chmod flipping a file's write bits while two threads read its FAT
+# attributes), on a scratch vfat image in the guest:
+#   1. the series plus tools/kcsan-stress/mutants/fat-get-attributes-
+#      without-i_rwsem.patch (fat_ioctl_get_attributes() reads i_mode
+#      without the inode lock that chmod's setattr_copy() writes it under):
+#      must fail, with a report naming fat_ioctl_get_attributes (or
+#      fat_generic_ioctl, where it is inlined) and setattr_copy;
+#   2. the series alone, same load: must pass with no fs/fat report.
+# Prints one "ok"/"not ok" line per check; exit status 0 when both hold.
+set -uo pipefail
+
+PROG=${0##*/}
+REPO=$(cd "$(dirname "$0")/.." && pwd -P)
+CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/vfat-nolongcreate
+SECS=60
+MUTANT=$REPO/tools/kcsan-stress/mutants/fat-get-attributes-without-i_rwsem.patch
+
+usage() { sed -n '4,18p' "$0" | sed 's/^# \{0,1\}//'; }
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	--cache) CACHE=$2; shift 2 ;;
+	--seconds) SECS=$2; shift 2 ;;
+	-h | --help) usage; exit 0 ;;
+	*) echo "$PROG: unknown option: $1" >&2; usage >&2; exit 2 ;;
+	esac
+done
+[[ $SECS =~ ^[1-9][0-9]*$ ]] || { echo "$PROG: --seconds wants a positive number" >&2; exit 2; }
+
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+gcc -O2 -static -pthread -o "$TMP/chmod-stress" "$REPO/tools/kcsan-stress/chmod-stress.c" ||
+	{ echo "$PROG: cannot build chmod-stress" >&2; exit 1; }
+GC='truncate -s 16M /tmp/k.img && mkfs.vfat /tmp/k.img >/dev/null && mkdir -p /tmp/k && mount -t vfat -o loop /tmp/k.img /tmp/k'
+
+n=0 fails=0
+check() { # DESCRIPTION: the last command's status
+	n=$((n + 1))
+	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi
+}
+boot() { # NAME [qemu-run.sh options...]
+	local name=$1
+	shift
+	"$REPO/qemu-run.sh" --cache "$CACHE" --kernel 6.12 --config kcsan "$@" --no-suite \
+		--guest-cmd "$GC" --run "$TMP/chmod-stress /tmp/k $SECS" >"$TMP/$name.out" 2>&1
+	echo $? >"$TMP/$name.rc"
+	sed 's/^/# /' "$TMP/$name.out" | grep -E 'KCSAN|kcsan|chmod-stress|data-race|passed, |qemu-run.sh:' | head -n 40
+}
+
+boot mutant --plus "$MUTANT"
+out=$TMP/mutant.out
+check "$([[ $(cat "$TMP/mutant.rc") == 1 ]]; echo $?)" "mutant: the run fails (exit $(cat "$TMP/mutant.rc"))"
+check "$(grep -q 'chmod-stress: [1-9][0-9]* chmods' "$out"; echo $?)" "mutant: the load ran (chmod-stress counts)"
+check "$(grep -qE 'KCSAN: [1-9][0-9]* data race report\(s\) with an fs/fat frame' "$out"; echo $?)" \
+	"mutant: KCSAN reported a race with an fs/fat frame, and the judge failed it"
+check "$(grep -E 'BUG: KCSAN: data-race in ' "$out" | grep -E 'fat_ioctl_get_attributes|fat_generic_ioctl' |
+	grep -q 'setattr_copy'; echo $?)" \
+	"mutant: the report is fs/fat against core code (fat_ioctl_get_attributes / setattr_copy)"
+
+boot series
+out=$TMP/series.out
+check "$([[ $(cat "$TMP/series.rc") == 0 ]]; echo $?)" "series: the same load passes (exit $(cat "$TMP/series.rc"))"
+check "$(grep -q 'chmod-stress: [1-9][0-9]* chmods' "$out"; echo $?)" "series: the load ran (chmod-stress counts)"
+check "$(! grep -qE 'BUG: KCSAN: data-race in .*(fat_|vfat_|msdos_)' "$out"; echo $?)" \
+	"series: no KCSAN report naming an fs/fat function"
+echo "1..$n"
+echo "# $PROG: $((n - fails)) passed, $fails failed"
+[[ $fails == 0 ]]

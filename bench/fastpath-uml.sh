@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # fastpath-uml.sh: the 8.3 fast path (patches/fastpath/, "fat: show plain
-# ASCII 8.3 names without the charset round trip", a patch of its own)
-# measured on the host CPU, in UML (ARCH=um) kernels built from pristine
-# Linux 7.3 and from it with that patch, booted alternately in one run.
+# ASCII 8.3 names without the charset round trip", the RFC posted on top
+# of the option series) measured on the host CPU, in UML (ARCH=um)
+# kernels built from Linux 7.3 with the option series and from it with
+# that patch, booted alternately in one run.
 # See --help.
 set -euo pipefail
 
@@ -23,17 +24,19 @@ usage() {
 	cat <<EOF
 usage: bench/fastpath-uml.sh [options]
 
-Benchmark of the vfat 8.3 fast path ($PATCHDIR/*.patch, standalone) on
-the host CPU: two User-Mode Linux kernels (ARCH=um, no QEMU) from the same
-Linux $LINE source, the pristine tree ("without") and the pristine tree
-with the fast path ("with"), are booted alternately, R rounds, each
-round's pair in the other order than the last's.
+Benchmark of the vfat 8.3 fast path ($PATCHDIR/*.patch, the RFC on top of
+the option series) on the host CPU: two User-Mode Linux kernels (ARCH=um,
+no QEMU) from the same Linux $LINE source, the tree with the option series
+of patches/$LINE/series ("without") and that tree with the fast path
+("with"), are booted alternately, R rounds, each round's pair in the other
+order than the last's.
 
 Kernels: <cache>/fastpath-uml/src is a 'git clone --shared' of --src
 (default <cache>/src/$LINE/linux, the tree ./qemu-run.sh --kernel $LINE
 --check-series makes; only read) at --base (default: its tag 'pristine',
-Debian's linux-source-$LINE); the patch is applied with 'git am' from
-this repository's $PATCHDIR/ (branches fastpath-without = --base and
+Debian's linux-source-$LINE); the option series (patches/$LINE/series
+but the fast path) and then the patch are applied with 'git am' from
+this repository (branches fastpath-without = --base with the series and
 fastpath-with of the clone).  One build dir, each variant's linux
 binary kept; fat/vfat/msdos, NLS cp437, iso8859-1 (the default
 iocharset) and utf8, hostfs (the root: a directory holding the static
@@ -153,12 +156,20 @@ shopt -s nullglob
 PATCHES=("$REPO/$PATCHDIR"/*.patch)
 shopt -u nullglob
 [[ ${#PATCHES[@]} == 1 ]] || die "$PATCHDIR: want exactly one *.patch, found ${#PATCHES[@]}"
+# the option series the fast path goes on top of: patches/LINE/series but it
+SERIES=()
+while IFS= read -r l; do
+	l=${l%%#*}
+	l=${l//[[:space:]]/}
+	[[ -z $l || ${l##*/} == "${PATCHES[0]##*/}" ]] && continue
+	SERIES+=("$REPO/patches/$LINE/$l")
+done <"$REPO/patches/$LINE/series"
 [[ -d $SRCREPO/.git || -f $SRCREPO/HEAD ]] || need "--src $SRCREPO: not a git repository$SRC_HINT"
 base=$(git -C "$SRCREPO" rev-parse --verify -q "$BASE^{commit}") || need "--src $SRCREPO has no $BASE$SRC_HINT"
 # the patch's diff, not its message: a reworded message keeps the kernels
 stamp=$( {
 	echo "$base"
-	sed -n '/^diff --git /,$p' "${PATCHES[0]}"
+	for p in "${SERIES[@]}" "${PATCHES[0]}"; do sed -n '/^diff --git /,$p' "$p"; done
 } | md5sum | cut -d' ' -f1)
 if [[ ! -d $SRC/.git ]] || [[ $(cat "$W/src.stamp" 2>/dev/null) != "$stamp" ]]; then
 	log "source: clone --shared of $SRCREPO at $BASE, git am of $PATCHDIR/"
@@ -166,6 +177,9 @@ if [[ ! -d $SRC/.git ]] || [[ $(cat "$W/src.stamp" 2>/dev/null) != "$stamp" ]]; 
 	git clone -q --shared --no-checkout "$SRCREPO" "$SRC"
 	G=(git -C "$SRC" -c user.name=fastpath-uml -c user.email=fastpath-uml@localhost)
 	"${G[@]}" checkout -q -f --detach "$base"
+	for p in "${SERIES[@]}"; do
+		"${G[@]}" am -q --keep-cr "$p" || die "git am ${p##*/} failed"
+	done
 	"${G[@]}" branch -f fastpath-without HEAD
 	"${G[@]}" am -q --keep-cr "${PATCHES[0]}" || die "git am ${PATCHES[0]##*/} failed"
 	"${G[@]}" branch -f fastpath-with HEAD
@@ -314,10 +328,10 @@ REPORT=$W/fastpath-uml.md
 		echo
 	fi
 	echo "Machine: $cpu, $(nproc) CPUs, host kernel $(uname -r), $os."
-	echo "Repository commit: $(git -C "$REPO" rev-parse --short HEAD)$(git -C "$REPO" diff --quiet HEAD -- "$PATCHDIR" bench/fastpath-uml.c bench/fastpath-uml.sh || echo ' (patch or benchmark modified)')."
+	echo "Repository commit: $(git -C "$REPO" rev-parse --short HEAD)$(git -C "$REPO" diff --quiet HEAD -- "$PATCHDIR" "patches/$LINE" bench/fastpath-uml.c bench/fastpath-uml.sh || echo ' (patch or benchmark modified)')."
 	echo
 	echo "Kernels (ARCH=um, SUBARCH=x86_64, defconfig + fat, vfat, msdos, NLS cp437/iso8859-1/utf8, hostfs, UBD;"
-	echo "both from one build dir: without = $BASE $(git -C "$SRC" rev-parse --short "$base"), with = \`git am\` of $PATCHDIR/${PATCHES[0]##*/} on it):"
+	echo "both from one build dir: without = $BASE $(git -C "$SRC" rev-parse --short "$base") with the ${#SERIES[@]} option patches of patches/$LINE/series ($(git -C "$SRC" rev-parse --short fastpath-without)), with = \`git am\` of $PATCHDIR/${PATCHES[0]##*/} on it):"
 	echo
 	echo "| kernel | release | commit | fat_init_sfn_show | md5 fs/fat/dir.o | md5 fs/fat/inode.o | md5 fs/nls/nls_base.o | md5 linux |"
 	echo "|---|---|---|---|---|---|---|---|"

@@ -965,7 +965,7 @@ boot_and_test() {
 		for pr in "${problems[@]}"; do printf '%s: %s\n' "$PROG" "$pr" >&2; done
 		if [[ -n $splats ]]; then
 			echo "  kernel splat lines:" >&2
-			printf '%s\n' "$splats" | head -n 20 | sed 's/^/  | /' >&2
+			printf '%s\n' "$splats" | sed -n '1,20s/^/  | /p' >&2
 		fi
 		if [[ $hung == 1 || $incomplete == 1 || -n $splats || ($NO_SUITE == 1 && ! -f $RESULTS/guest-cmd.status) ]]; then
 			echo "  console: $console" >&2
@@ -976,7 +976,7 @@ boot_and_test() {
 		stage_end "(verdict: $(head -n 1 "$verdict"))"
 	fi
 	if [[ $kcsan_fat -gt 0 ]]; then
-		grep -E '^kcsan: (fs/fat: |\| )' "$RESULTS/kcsan-host.txt" | head -n 200 | sed 's/^/  /' >&2
+		grep -E '^kcsan: (fs/fat: |\| )' "$RESULTS/kcsan-host.txt" | sed -n '1,200s/^/  /p' >&2
 	fi
 	if [[ $kcsan_core -gt 0 ]]; then
 		echo "KCSAN: $kcsan_core race report(s) of core code only (no fs/fat frame, or a known core race): reported, not judged:"

@@ -12,7 +12,7 @@ ARGS ?=
 
 .PHONY: help check check-series shellcheck run debug shell bench fuzz fuzz-short \
 	lookdiff lookdiff-short kunit deb deb-check distro check-debian submission docs-check \
-	transcript fat83 fat83-test fat83-host-test fat83-guest card-host-test card-guest kcsan-judge-test kcsan-mutant
+	transcript fat83 fat83-test fat83-host-test fat83-guest card-host-test kernel-hook-test card-guest kcsan-judge-test kcsan-mutant
 
 help:
 	@echo 'make check         make docs-check, then on the three kernel lines (6.1, 6.12,'
@@ -78,6 +78,10 @@ help:
 	@echo "make card-host-test  how nolongcreate-card reads a hand-edited list of"
 	@echo '                   cards (BOM, quotes, comments; the lines it warns about;'
 	@echo '                   tools/card/host-test.sh; nothing marked, a second)'
+	@echo "make kernel-hook-test  the DKMS package's kernel hook on a stand-in machine"
+	@echo '                   (stand-ins for dkms, modinfo, udevadm): unsigned modules'
+	@echo '                   built again once dkms can sign, udev asked again after a'
+	@echo '                   build, one line at a kernel update (scripts/kernel-hook-test.sh)'
 	@echo "make kcsan-judge-test  the judge of KCSAN's reports on saved samples (core-only:"
 	@echo '                   listed, not judged; an fs/fat frame in a stack: fails)'
 	@echo 'make kcsan-mutant  the 6.12 KCSAN kernel catches a race between fs/fat and core'
@@ -170,6 +174,9 @@ fat83-host-test:
 
 card-host-test:
 	./tools/card/host-test.sh
+
+kernel-hook-test:
+	./scripts/kernel-hook-test.sh
 
 kcsan-judge-test:
 	./scripts/kcsan-judge-test.sh

@@ -163,9 +163,10 @@ fi
 
 # fat83's journal and undo on a host directory taken for vfat (make
 # fat83-host-test) and nolongcreate-card's reading of a hand-edited list
-# (make card-host-test): one case per "ok:" line each.
+# (make card-host-test), the DKMS package's kernel hook on a stand-in
+# machine (make kernel-hook-test): one case per "ok:" line each.
 if ((!DEB_ONLY)); then
-	for t in fat83-host-test:"fat83 host test" card-host-test:"card host test"; do
+	for t in fat83-host-test:"fat83 host test" card-host-test:"card host test" kernel-hook-test:"kernel-hook test"; do
 		echo "=== make ${t%%:*}"
 		out=$(make -s "${t%%:*}" 2>&1)
 		rc=$?

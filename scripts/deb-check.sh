@@ -400,8 +400,8 @@ echo "  dpkg-reconfigure exit status: $rc ($((SECONDS - t0)) s)"
 [[ $rc == 0 ]] || { tail -n 30 "$W/2c-sigenforce.log" >&2; problems+=("2c: dpkg-reconfigure: exit $rc"); }
 [[ $(pkg_lines "$W/2c-sigenforce.log" | grep -c "the running kernel loads only signed modules") == 1 ]] ||
 	problems+=("2c: not one line saying that the running kernel loads only signed modules")
-got=$(in_root sh -c 'test -x /usr/lib/vfat-nolongcreate-dkms/modprobe-fat && grep -c "^install \(fat\|vfat\|msdos\) .*/modprobe-fat " /lib/modprobe.d/vfat-nolongcreate.conf' 2>&1) || true
-echo "  /lib/modprobe.d/vfat-nolongcreate.conf: install rules of fat, vfat, msdos: ${got:-none}"
+got=$(in_root sh -c 'test -x /usr/lib/vfat-nolongcreate-dkms/modprobe-fat && grep -c "^install \(fat\|vfat\|msdos\) .*/modprobe-fat " /usr/lib/modprobe.d/vfat-nolongcreate.conf' 2>&1) || true
+echo "  /usr/lib/modprobe.d/vfat-nolongcreate.conf: install rules of fat, vfat, msdos: ${got:-none}"
 [[ $got == 3 ]] || problems+=("2c: the modprobe rules of fat, vfat and msdos, or modprobe-fat, are not installed ($got)")
 
 t0=$SECONDS

@@ -114,13 +114,15 @@ depmod -b "$T/dep" "$KREL" || die "depmod -b $T/dep $KREL failed"
 cp "$T/dep/lib/modules/$KREL"/modules.*.bin "$T/dep/lib/modules/$KREL"/modules.{dep,alias,symbols,softdep,devname} \
 	"$O/usr/lib/modules/$KREL/"
 # the package's modprobe rule and modprobe-fat, as dpkg installs them
-# (usr/lib: the root's /lib is a link to it)
+# (usr/lib: the root's /lib is a link to it; an older package shipped
+# the rule in /lib/modprobe.d)
 dpkg-deb -x "$DEB_UNDER_TEST" "$T/deb"
 echo "  the package under test: $(dpkg-deb -f "$DEB_UNDER_TEST" Package Version | paste -sd' ')"
-if [[ -d $T/deb/lib/modprobe.d ]]; then
+for d in "$T/deb/lib/modprobe.d" "$T/deb/usr/lib/modprobe.d"; do
+	[[ -d $d ]] || continue
 	mkdir -p "$O/usr/lib/modprobe.d"
-	cp -a "$T/deb/lib/modprobe.d/." "$O/usr/lib/modprobe.d/"
-fi
+	cp -a "$d/." "$O/usr/lib/modprobe.d/"
+done
 if [[ -d $T/deb/usr/lib/vfat-nolongcreate-dkms ]]; then
 	mkdir -p "$O/usr/lib/vfat-nolongcreate-dkms"
 	cp -a "$T/deb/usr/lib/vfat-nolongcreate-dkms/." "$O/usr/lib/vfat-nolongcreate-dkms/"

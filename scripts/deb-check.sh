@@ -63,9 +63,12 @@ up with apt-cache in the root when the tarball is made.
      (dpkg's and apt's own state and logs aside, and dkms's signing key
      /var/lib/dkms/mok.*, which dkms makes on its first build and keeps).
 With --export DIR, after step 2: the NEWER kernel's vmlinuz, the modules
-the suite needs and the built ones (DIR/KREL/, DIR/export.env), for
-./qemu-run.sh --distro-kernel; --reuse-export: if DIR holds an export of
-this package version, only say so and exit 0.
+the suite needs and the built ones (DIR/KREL/, DIR/export.env), and the
+two .debs they were built from and installed (DIR/*.deb, named in
+export.env as DEB and TOOLS_DEB: mkdeb.sh's own copies in the cache go
+when the package is made again), for ./qemu-run.sh --distro-kernel,
+card-guest.sh and sigenforce-guest.sh; --reuse-export: if DIR holds an
+export of this package version, only say so and exit 0.
 Exit status 0 when all holds.
 
   --suite S     bookworm (Debian 12, default line 6.1) or trixie (Debian
@@ -355,8 +358,13 @@ if [[ -n $EXPORT && ${#problems[@]} == 0 ]]; then
 		cp "${f%.origin}" "$E/modules/${orig#"/lib/modules/$KNEW/"}"
 		echo "  ${orig#"/lib/modules/$KNEW/"}: the stock module, kept by dkms in ${O#"$R"}"
 	done
+	# the packages these modules are of: the guests install the tools
+	# .deb of the same build
+	cp "$DEB" "$TOOLS_DEB" "$EXPORT/"
 	{
 		printf 'PKGVER=%q\n' "$PKGVER"
+		printf 'DEB=%q\n' "$EXPORT/${DEB##*/}"
+		printf 'TOOLS_DEB=%q\n' "$EXPORT/${TOOLS_DEB##*/}"
 		printf 'EXPORT_KEY=%q\n' "$EXPORT_KEY"
 		printf 'SUITE=%q\n' "$SUITE"
 		printf 'KREL=%q\n' "$KNEW"

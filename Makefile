@@ -81,7 +81,8 @@ help:
 	@echo "make kernel-hook-test  the DKMS package's kernel hook on a stand-in machine"
 	@echo '                   (stand-ins for dkms, modinfo, udevadm): unsigned modules'
 	@echo '                   built again once dkms can sign, udev asked again after a'
-	@echo '                   build, one line at a kernel update (scripts/kernel-hook-test.sh)'
+	@echo '                   build, one line at a kernel update; the postinst: dkms add'
+	@echo '                   only where needed, never failing (scripts/kernel-hook-test.sh)'
 	@echo "make kcsan-judge-test  the judge of KCSAN's reports on saved samples (core-only:"
 	@echo '                   listed, not judged; an fs/fat frame in a stack: fails)'
 	@echo 'make kcsan-mutant  the 6.12 KCSAN kernel catches a race between fs/fat and core'

@@ -12,7 +12,9 @@
 # are left alone; udev is asked again after a build and only then; a
 # kernel update on a kernel that enforces signatures says one line.
 # Prints "ok:"/"FAIL:" lines and last "kernel-hook test: N passed, N
-# failed"; make kernel-hook-test; part of make check's host checks.
+# failed"; make kernel-hook-test; part of make check's host checks.  Then
+# the package's postinst (dkms/debian/postinst.in) the same way: dkms add
+# only where needed, never failing, udev asked again at its end.
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 HOOK=${1:-$HERE/../dkms/kernel-hook}
@@ -124,6 +126,37 @@ that "--headers after a build: udev asked again" called "udevadm trigger --actio
 run --all
 that "--all under enforcement, nothing built: one line" lines 1
 that "--all under enforcement, nothing built: the signing note" said "^vfat-nolongcreate: the running kernel loads only signed modules"
+
+# 6. the package's postinst (its paths moved the same way, the hook a
+# stand-in): dkms add only where the source is not registered, a dangling
+# link counting as registered; a failed dkms add one line, exit 0; udev
+# asked again at the end
+sed -e "s|@PKG_VERSION@|$VER|g" -e "s|/var/lib/dkms/|$T/var/lib/dkms/|g" -e "s|/run/udev|$T/run/udev|g" \
+	-e "s|/usr/lib/vfat-nolongcreate-dkms/kernel-hook|$T/bin/kernel-hook|g" "$HERE/../dkms/debian/postinst.in" >"$T/postinst"
+printf '#!/bin/sh\necho "kernel-hook $*" >>"%s/calls"\n' "$T" >"$T/bin/kernel-hook"
+chmod 755 "$T/bin/kernel-hook"
+postinst() { # postinst ARGS...: as run() for the postinst; its exit status in $rc
+	: >"$T/calls"
+	echo "# postinst $*"
+	rc=0
+	out=$(PATH=$T/bin:$PATH sh "$T/postinst" "$@" 2>&1) || rc=$?
+	[[ -n $out ]] && printf '%s\n' "$out" | sed 's/^/  /'
+	calls=$(cat "$T/calls")
+}
+D=$T/var/lib/dkms/$PKG/$VER
+mkdir -p "$D"
+ln -s /nowhere "$D/source"
+postinst configure
+that "postinst, a dangling source link: exit 0" test "$rc" = 0
+that "postinst, a dangling source link: no dkms add" not called "^dkms add"
+that "postinst: kernel-hook --all" called "^kernel-hook --all"
+that "postinst: udev asked again for vfat devices at the end" called "^udevadm trigger --action=change --subsystem-match=block --property-match=ID_FS_TYPE=vfat"
+rm "$D/source"
+printf '#!/bin/sh\necho "dkms $*" >>"%s/calls"\nexit 3\n' "$T" >"$T/bin/dkms"
+postinst triggered
+that "postinst, not registered: dkms add" called "^dkms add -m $PKG -v $VER"
+that "postinst, dkms add failing: exit 0" test "$rc" = 0
+that "postinst, dkms add failing: one line saying so" said "^$PKG: dkms add -m $PKG -v $VER failed"
 
 echo "kernel-hook test: $pass passed, $fail failed"
 [[ $fail == 0 ]]

@@ -80,7 +80,7 @@ run --all
 that "--all, an unsigned fat.ko, dkms's key there: dkms unbuild" called "^dkms unbuild .*-k $K"
 that "--all, an unsigned fat.ko, dkms's key there: then dkms install" called "^dkms install .*-k $K"
 that "--all: one line saying the modules were built again, signed" \
-	test "$(grep -c "built again and installed fat, vfat, msdos for kernel $K, signed now" <<<"$out")" = 1
+	test "$(grep -c "built again and installed fat, vfat, msdos for kernel $K, which were not signed .*; signed now" <<<"$out")" = 1
 that "--all: fat.ko signed now" grep -q SIGNED "$T/lib/modules/$K/updates/dkms/fat.ko"
 that "--all after a build: udev asked again for vfat devices" called "udevadm trigger --action=change --subsystem-match=block --property-match=ID_FS_TYPE=vfat"
 
@@ -97,6 +97,13 @@ mv "$T/usr/lib/linux-kbuild-6.1/scripts/sign-file" "$T/sign-file"
 run --all
 that "--all, unsigned, no sign-file: no dkms unbuild" not called "^dkms unbuild"
 mv "$T/sign-file" "$T/usr/lib/linux-kbuild-6.1/scripts/sign-file"
+
+# 3a. built again, and dkms did not sign after all: said so
+echo unsigned >"$T/lib/modules/$K/updates/dkms/fat.ko"
+rm -f "$T/signs"
+run --all
+that "--all, built again but not signed: one line saying so" \
+	test "$(grep -c "built again and installed fat, vfat, msdos for kernel $K, which were not signed .*; still not signed (log: " <<<"$out")" = 1
 
 # 3b. built where dkms cannot sign: on a kernel that does not enforce
 # signatures nothing more is said; on one that does, how to have them signed

@@ -12,7 +12,7 @@ ARGS ?=
 
 .PHONY: help check check-series shellcheck run debug shell bench fuzz fuzz-short \
 	lookdiff lookdiff-short kunit deb deb-check distro check-debian submission docs-check \
-	transcript fat83 fat83-test fat83-host-test fat83-guest card-guest kcsan-judge-test kcsan-mutant
+	transcript fat83 fat83-test fat83-host-test fat83-guest card-host-test kernel-hook-test card-guest kcsan-judge-test kcsan-mutant
 
 help:
 	@echo 'make check         make docs-check, then on the three kernel lines (6.1, 6.12,'
@@ -75,6 +75,14 @@ help:
 	@echo "make fat83-host-test  fat83's journal, undo and what fix leaves alone, on"
 	@echo '                   a plain host directory taken for vfat (LD_PRELOAD'
 	@echo '                   fakevfat.so; nothing mounted; a second)'
+	@echo "make card-host-test  how nolongcreate-card reads a hand-edited list of"
+	@echo '                   cards (BOM, quotes, comments; the lines it warns about;'
+	@echo '                   tools/card/host-test.sh; nothing marked, a second)'
+	@echo "make kernel-hook-test  the DKMS package's kernel hook on a stand-in machine"
+	@echo '                   (stand-ins for dkms, modinfo, udevadm): unsigned modules'
+	@echo '                   built again once dkms can sign, udev asked again after a'
+	@echo '                   build, one line at a kernel update; the postinst: dkms add'
+	@echo '                   only where needed, never failing (scripts/kernel-hook-test.sh)'
 	@echo "make kcsan-judge-test  the judge of KCSAN's reports on saved samples (core-only:"
 	@echo '                   listed, not judged; an fs/fat frame in a stack: fails)'
 	@echo 'make kcsan-mutant  the 6.12 KCSAN kernel catches a race between fs/fat and core'
@@ -164,6 +172,12 @@ fat83-test:
 
 fat83-host-test:
 	$(MAKE) -C tools/fat83 host-test
+
+card-host-test:
+	./tools/card/host-test.sh
+
+kernel-hook-test:
+	./scripts/kernel-hook-test.sh
 
 kcsan-judge-test:
 	./scripts/kcsan-judge-test.sh

@@ -90,10 +90,11 @@ exec 7>"$W/.lock"
 flock 7
 
 # ------------------------------------------------ package and the kernel --
-step "package: scripts/mkdeb.sh --reuse"
-"$REPO/scripts/mkdeb.sh" --reuse --out "$CACHE/deb-dkms" | tail -n 1
-# shellcheck source=/dev/null
-. "$CACHE/deb-dkms/package.env" # PKGVER DEB TOOLS_DEB
+# The package, its modules and the kernel: deb-check.sh --export of each
+# suite (it makes the package with mkdeb.sh --reuse); the tools .deb
+# installed in the guest is the export's, of the same build as its
+# modules (mkdeb.sh's copies in the cache go whenever the package is
+# made again, from this tree or another one).
 run_suite() {
 	local SUITE=$1 DEBVER LINE
 	case $SUITE in
@@ -104,10 +105,13 @@ run_suite() {
 	step "Debian $DEBVER's kernel and the DKMS-built modules: scripts/deb-check.sh --export (kept while the package is the same)"
 	"$REPO/scripts/deb-check.sh" --suite "$SUITE" --line "$LINE" --cache "$CACHE" --export "$EXPORT" --reuse-export |
 		tail -n 2 || { echo "not ok - deb-check.sh --suite $SUITE"; fails=$((fails + 1)) total=$((total + 1)); return; }
+	TOOLS_DEB=
 	# shellcheck source=/dev/null
-	. "$EXPORT/export.env" # PKGVER SUITE KREL KVERSION LINE
+	. "$EXPORT/export.env" # PKGVER SUITE KREL KVERSION LINE DEB TOOLS_DEB
 	VMLINUZ=$EXPORT/$KREL/boot/vmlinuz-$KREL
 	[[ -f $VMLINUZ ]] || die "no $VMLINUZ"
+	[[ -f $TOOLS_DEB ]] || die "$EXPORT: no tools .deb (${TOOLS_DEB:-not in export.env})"
+	echo "  the tools package: ${TOOLS_DEB##*/}"
 
 	# ------------------------------------------------------------- the root --
 	# What the root holds; another list is another root.

@@ -161,6 +161,26 @@ if ((!DEB_ONLY)); then
 	fi
 fi
 
+# fat83's journal and undo on a host directory taken for vfat (make
+# fat83-host-test) and nolongcreate-card's reading of a hand-edited list
+# (make card-host-test), the DKMS package's kernel hook on a stand-in
+# machine (make kernel-hook-test): one case per "ok:" line each.
+if ((!DEB_ONLY)); then
+	for t in fat83-host-test:"fat83 host test" card-host-test:"card host test" kernel-hook-test:"kernel-hook test"; do
+		echo "=== make ${t%%:*}"
+		out=$(make -s "${t%%:*}" 2>&1)
+		rc=$?
+		printf '%s\n' "$out" | grep -E '^FAIL: ' | tail -n 40
+		printf '%s\n' "$out" | tail -n 1
+		read -r p f < <(printf '%s\n' "$out" | sed -n "s/^${t#*:}: \([0-9]*\) passed, \([0-9]*\) failed\$/\1 \2/p" | tail -n 1)
+		if [[ $rc == 0 && ${f:-1} == 0 ]]; then
+			count all "${p:-0}" 0 0; note ok "${t#*:}: ${p:-0} passed, 0 failed"
+		else
+			count all "${p:-0}" "$(( ${f:-0} > 0 ? f : 1 ))" 0; note FAIL "${t#*:} (make ${t%%:*})"
+		fi
+	done
+fi
+
 # The judge of KCSAN's reports (scripts/kcsan-judge.awk, used by the
 # runner on the kcsan config): its host unit test on the saved report
 # samples, one case per sample (make kcsan-judge-test).

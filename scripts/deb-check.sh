@@ -63,9 +63,12 @@ up with apt-cache in the root when the tarball is made.
      (dpkg's and apt's own state and logs aside, and dkms's signing key
      /var/lib/dkms/mok.*, which dkms makes on its first build and keeps).
 With --export DIR, after step 2: the NEWER kernel's vmlinuz, the modules
-the suite needs and the built ones (DIR/KREL/, DIR/export.env), for
-./qemu-run.sh --distro-kernel; --reuse-export: if DIR holds an export of
-this package version, only say so and exit 0.
+the suite needs and the built ones (DIR/KREL/, DIR/export.env), and the
+two .debs they were built from and installed (DIR/*.deb, named in
+export.env as DEB and TOOLS_DEB: mkdeb.sh's own copies in the cache go
+when the package is made again), for ./qemu-run.sh --distro-kernel,
+card-guest.sh and sigenforce-guest.sh; --reuse-export: if DIR holds an
+export of this package version, only say so and exit 0.
 Exit status 0 when all holds.
 
   --suite S     bookworm (Debian 12, default line 6.1) or trixie (Debian
@@ -355,8 +358,13 @@ if [[ -n $EXPORT && ${#problems[@]} == 0 ]]; then
 		cp "${f%.origin}" "$E/modules/${orig#"/lib/modules/$KNEW/"}"
 		echo "  ${orig#"/lib/modules/$KNEW/"}: the stock module, kept by dkms in ${O#"$R"}"
 	done
+	# the packages these modules are of: the guests install the tools
+	# .deb of the same build
+	cp "$DEB" "$TOOLS_DEB" "$EXPORT/"
 	{
 		printf 'PKGVER=%q\n' "$PKGVER"
+		printf 'DEB=%q\n' "$EXPORT/${DEB##*/}"
+		printf 'TOOLS_DEB=%q\n' "$EXPORT/${TOOLS_DEB##*/}"
 		printf 'EXPORT_KEY=%q\n' "$EXPORT_KEY"
 		printf 'SUITE=%q\n' "$SUITE"
 		printf 'KREL=%q\n' "$KNEW"
@@ -400,8 +408,8 @@ echo "  dpkg-reconfigure exit status: $rc ($((SECONDS - t0)) s)"
 [[ $rc == 0 ]] || { tail -n 30 "$W/2c-sigenforce.log" >&2; problems+=("2c: dpkg-reconfigure: exit $rc"); }
 [[ $(pkg_lines "$W/2c-sigenforce.log" | grep -c "the running kernel loads only signed modules") == 1 ]] ||
 	problems+=("2c: not one line saying that the running kernel loads only signed modules")
-got=$(in_root sh -c 'test -x /usr/lib/vfat-nolongcreate-dkms/modprobe-fat && grep -c "^install \(fat\|vfat\|msdos\) .*/modprobe-fat " /lib/modprobe.d/vfat-nolongcreate.conf' 2>&1) || true
-echo "  /lib/modprobe.d/vfat-nolongcreate.conf: install rules of fat, vfat, msdos: ${got:-none}"
+got=$(in_root sh -c 'test -x /usr/lib/vfat-nolongcreate-dkms/modprobe-fat && grep -c "^install \(fat\|vfat\|msdos\) .*/modprobe-fat " /usr/lib/modprobe.d/vfat-nolongcreate.conf' 2>&1) || true
+echo "  /usr/lib/modprobe.d/vfat-nolongcreate.conf: install rules of fat, vfat, msdos: ${got:-none}"
 [[ $got == 3 ]] || problems+=("2c: the modprobe rules of fat, vfat and msdos, or modprobe-fat, are not installed ($got)")
 
 t0=$SECONDS

@@ -34,8 +34,9 @@ scripts/sigenforce-guest-test.sh:
   --no-enforce  only the boot without: the package's modules, the option
   (default: both boots)
   --deb FILE    take the modprobe rule from this vfat-nolongcreate-dkms
-                .deb (default: scripts/mkdeb.sh --reuse's); an older
-                package without one shows what happened before
+                .deb (default: the one of deb-check.sh's export, whose
+                modules the guest loads); an older package without one
+                shows what happened before
                 (module.sig_enforce=1: /boot/efi fails, emergency mode)
 
 Writes the guests' output to CACHE/sigenforce-guest/out-ENFORCE.txt.
@@ -66,19 +67,20 @@ W=$CACHE/sigenforce-guest
 CG=$CACHE/card-guest
 mkdir -p "$W"
 
-step "package: scripts/mkdeb.sh --reuse"
-"$REPO/scripts/mkdeb.sh" --reuse --out "$CACHE/deb-dkms" | tail -n 1
-# shellcheck source=/dev/null
-. "$CACHE/deb-dkms/package.env" # PKGVER DEB TOOLS_DEB
-[[ -n $DEB_UNDER_TEST ]] || DEB_UNDER_TEST=$DEB
 step "Debian 12's kernel and the DKMS-built modules: scripts/deb-check.sh --export (kept while the package is the same)"
 EXPORT=$CACHE/deb-check-12/export
 "$REPO/scripts/deb-check.sh" --suite bookworm --line 6.1 --cache "$CACHE" --export "$EXPORT" --reuse-export |
 	tail -n 2 || die "deb-check.sh --suite bookworm failed"
+# the package (deb-check.sh makes it with mkdeb.sh --reuse): the .debs of
+# the export, of the same build as its modules (mkdeb.sh's copies in the
+# cache go whenever the package is made again)
+DEB='' TOOLS_DEB=''
 # shellcheck source=/dev/null
-. "$EXPORT/export.env" # PKGVER SUITE KREL KVERSION LINE
+. "$EXPORT/export.env" # PKGVER SUITE KREL KVERSION LINE DEB TOOLS_DEB
 VMLINUZ=$EXPORT/$KREL/boot/vmlinuz-$KREL
 [[ -f $VMLINUZ ]] || die "no $VMLINUZ"
+[[ -f $DEB && -f $TOOLS_DEB ]] || die "$EXPORT: no .debs (${DEB:-DEB not in export.env}, ${TOOLS_DEB:-TOOLS_DEB not in export.env})"
+[[ -n $DEB_UNDER_TEST ]] || DEB_UNDER_TEST=$DEB
 # The root and the kernel's own modules of card-guest.sh (one boot of it
 # makes them).
 R=$CG/root-12 K=$CG/kernel-$KREL
@@ -114,13 +116,15 @@ depmod -b "$T/dep" "$KREL" || die "depmod -b $T/dep $KREL failed"
 cp "$T/dep/lib/modules/$KREL"/modules.*.bin "$T/dep/lib/modules/$KREL"/modules.{dep,alias,symbols,softdep,devname} \
 	"$O/usr/lib/modules/$KREL/"
 # the package's modprobe rule and modprobe-fat, as dpkg installs them
-# (usr/lib: the root's /lib is a link to it)
+# (usr/lib: the root's /lib is a link to it; an older package shipped
+# the rule in /lib/modprobe.d)
 dpkg-deb -x "$DEB_UNDER_TEST" "$T/deb"
 echo "  the package under test: $(dpkg-deb -f "$DEB_UNDER_TEST" Package Version | paste -sd' ')"
-if [[ -d $T/deb/lib/modprobe.d ]]; then
+for d in "$T/deb/lib/modprobe.d" "$T/deb/usr/lib/modprobe.d"; do
+	[[ -d $d ]] || continue
 	mkdir -p "$O/usr/lib/modprobe.d"
-	cp -a "$T/deb/lib/modprobe.d/." "$O/usr/lib/modprobe.d/"
-fi
+	cp -a "$d/." "$O/usr/lib/modprobe.d/"
+done
 if [[ -d $T/deb/usr/lib/vfat-nolongcreate-dkms ]]; then
 	mkdir -p "$O/usr/lib/vfat-nolongcreate-dkms"
 	cp -a "$T/deb/usr/lib/vfat-nolongcreate-dkms/." "$O/usr/lib/vfat-nolongcreate-dkms/"

@@ -369,7 +369,8 @@ enum cmd { CHECK, FIX, UNDO };
 
 /* The undo journal's name at the top of the fixed tree (an 8.3 name) */
 #define JOURNAL_NAME "FAT83UND.LOG"
-#define JOURNAL_TMP "FAT83UND.TMP"
+/* its temporary copy while undo rewrites it: the first free of FAT83U00.TMP... */
+#define JOURNAL_TMP "FAT83U%02u.TMP"
 
 struct ctx {
 	enum cmd cmd;
@@ -1159,8 +1160,10 @@ static int read_journal(struct ctx *c, struct rec **out, size_t *nout)
 static int rewrite_journal(struct ctx *c, struct rec *r, size_t n)
 {
 	size_t i, kept = 0;
+	char tmp[16];
+	unsigned int t;
 	FILE *fp;
-	int fd;
+	int fd = -1;
 
 	for (i = 0; i < n; i++)
 		kept += r[i].state == U_KEEP;
@@ -1172,11 +1175,22 @@ static int rewrite_journal(struct ctx *c, struct rec *r, size_t n)
 		fsync(c->jdir);
 		return 0;
 	}
-	fd = openat(c->jdir, JOURNAL_TMP, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/*
+	 * A name of its own, never a file that is there: the journal's
+	 * directory is the card's top or, with --journal, any directory.
+	 */
+	for (t = 0; t < 100 && fd < 0; t++) {
+		snprintf(tmp, sizeof(tmp), JOURNAL_TMP, t);
+		fd = openat(c->jdir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
 	if (fd < 0 || !(fp = fdopen(fd, "w"))) {
-		warnx("%s: %s", JOURNAL_TMP, strerror(errno));
-		if (fd >= 0)
+		warnx("%s: %s", tmp, strerror(errno));
+		if (fd >= 0) {
 			close(fd);
+			unlinkat(c->jdir, tmp, 0);
+		}
 		return -1;
 	}
 	fprintf(fp, "# fat83 undo journal: the renames fat83 undo could not put back;\n"
@@ -1187,8 +1201,9 @@ static int rewrite_journal(struct ctx *c, struct rec *r, size_t n)
 			fprintf(fp, "R\t%s\t%s\t%s\t%s\n", esc(r[i].dir), esc(r[i].old),
 				esc(r[i].new), esc(r[i].alias));
 	if (fflush(fp) || fsync(fd) || fclose(fp) ||
-	    renameat(c->jdir, JOURNAL_TMP, c->jdir, c->jname)) {
+	    renameat(c->jdir, tmp, c->jdir, c->jname)) {
 		warnx("%s: %s", esc(journal_path(c)), strerror(errno));
+		unlinkat(c->jdir, tmp, 0);
 		return -1;
 	}
 	return 0;

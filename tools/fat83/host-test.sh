@@ -62,7 +62,14 @@ that "left alone: untouched" test -f "$C/HIDDEN long dir/inner one.txt" -a -f "$
 	-a -f "$C/SYSTEM long file.dat" -a -f "$C/.Trash-1000/files/trashed one.gcode"
 
 echo "a new one" >"$C/Benchy Final.gcode"
+# the user's own files under the names of journal temporaries (review S8)
+echo "the user's own FAT83UND.TMP" >"$C/FAT83UND.TMP"
+echo "the user's own FAT83U00.TMP" >"$C/FAT83U00.TMP"
 run 1 undo "$C"
+that "undo: a user's file FAT83UND.TMP not overwritten" test "$(cat "$C/FAT83UND.TMP")" = "the user's own FAT83UND.TMP"
+that "undo: a user's file FAT83U00.TMP not overwritten" test "$(cat "$C/FAT83U00.TMP")" = "the user's own FAT83U00.TMP"
+that "undo: no temporary file of its own left" test -z "$(find "$C" -maxdepth 1 -name 'FAT83U[0-9][0-9].TMP' ! -name FAT83U00.TMP)"
+rm "$C/FAT83UND.TMP" "$C/FAT83U00.TMP"
 expect '^LONGDIRE -> Long Directory$' "undo: the directory back first"
 expect '^Long Directory/PARTONE\.GCO -> Long Directory/part one\.gcode$' "undo: then its entries"
 expect 'conflict: Benchy Final\.gcode and BENCHYF[0-9]\.GCO both exist' "undo: a conflict said"

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tools/card/host-test.sh [NOLONGCREATE_CARD]: how nolongcreate-card reads
+# a hand-edited list of cards (NOLONGCREATE_CARDS, a temporary file): the
+# entries "list" prints and the lines it warns about.  Nothing is marked,
+# no udev event is sent.  Prints "ok:"/"FAIL:" lines and last
+# "card host test: N passed, N failed"; exit status 0 only if none failed.
+set -uo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+CARD=${1:-$HERE/nolongcreate-card}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok: $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# as a Windows editor, blkid's output and a hand would write it
+printf '\357\273\277# my cards\r\nUUID="BBBB-2222"\r\nLABEL=PRINTER  # my printer\n' >"$T/cards"
+printf "  label = 'MY #1'  # quoted\nLABEL=A#B\nuuid = 1111-AAAA\nFOO=bar\nUUID=\n# the end\nLABEL=LAST" >>"$T/cards"
+rc=0
+NOLONGCREATE_CARDS=$T/cards bash "$CARD" list >"$T/out" 2>"$T/err" || rc=$?
+sed 's/^/  /' "$T/out" "$T/err"
+if [[ $rc == 0 ]]; then ok "list: exit 0"; else bad "list: exit $rc"; fi
+want=$(printf '%s\n' UUID=BBBB-2222 LABEL=PRINTER 'label=MY #1' 'LABEL=A#B' uuid=1111-AAAA FOO=bar UUID= LABEL=LAST)
+if [[ $(cat "$T/out") == "$want" ]]; then
+	ok "list: BOM, quotes, trailing comments, CR and blanks dropped"
+else
+	bad "list: the entries are not the normalised ones"
+	diff <(echo "$want") "$T/out" | sed 's/^/  /'
+fi
+for l in 7:FOO=bar 8:UUID=; do
+	if grep -q "warning: $T/cards:${l%%:*}: \"${l#*:}\" is not UUID=... or LABEL=..." "$T/err"; then
+		ok "list: line ${l%%:*} (${l#*:}) warned about"
+	else
+		bad "list: no warning about line ${l%%:*} (${l#*:})"
+	fi
+done
+if [[ $(wc -l <"$T/err") == 2 ]]; then ok "list: no other warning"; else bad "list: $(wc -l <"$T/err") warnings, want 2"; fi
+
+echo "card host test: $pass passed, $fail failed"
+[[ $fail == 0 ]]

@@ -77,6 +77,14 @@ expect "a known core race's function against an access by fs/fat (fat_write_inod
 	"1 report(s): 1 judged fs/fat's (failing), 0 core code's (reported, not judged)" \
 	'^kcsan: fs/fat: BUG: KCSAN: data-race in fat_write_inode / wb_io_lists_populated \[fs/fat frames: fat_write_inode\]$' \
 	-- "$S/known-core-vs-fat-access.log"
+expect "chmod's setattr_copy (through fat_setattr) vs the VFS's read in ioctl: known core race" 0 \
+	"1 report(s): 0 judged fs/fat's (failing), 1 core code's (reported, not judged)" \
+	'^kcsan: core \(reported, not judged\): BUG: KCSAN: data-race in __x64_sys_ioctl / setattr_copy \[known core race: setattr_copy; fs/fat frames below it: fat_setattr\]$' \
+	-- "$S/known-core-setattr-copy.log"
+expect "fs/fat's read of i_mode (fat_make_attrs) vs setattr_copy, the kcsan-mutant: fails" 1 \
+	"1 report(s): 1 judged fs/fat's (failing), 0 core code's (reported, not judged)" \
+	'^kcsan: fs/fat: BUG: KCSAN: data-race in fat_make_attrs / setattr_copy \[fs/fat frames: fat_setattr fat_make_attrs fat_generic_ioctl\]$' \
+	-- "$S/fat-read-vs-setattr-copy.log"
 expect "no report at all" 0 \
 	"0 report(s): 0 judged fs/fat's (failing), 0 core code's (reported, not judged)" \
 	-- /dev/null

@@ -31,7 +31,7 @@
 #      --kernel 6.1 and --kernel 6.12 (each newer ABI's own vmlinuz with
 #      the modules the package built in the root, running the suite) and
 #      the negative control --distro-kernel --kernel 6.1 --no-dkms (must
-#      fail: stock modules, every case skipped); Debian 12's kernel
+#      fail: stock modules, every case skipped); Debian 12's and 13's kernels
 #      booted with module.sig_enforce=1 and without
 #      (scripts/sigenforce-guest.sh).  --debian-only: only this
 #      part (for the lines given, default 6.1 and 6.12).
@@ -405,24 +405,24 @@ if ((${#CSUITES[@]})); then
 	fi
 fi
 
-# Secure Boot (issue 29): Debian 12's kernel booted with
-# module.sig_enforce=1 refuses the DKMS-built modules; the package's
+# Secure Boot (issue 29): Debian 12's and 13's kernels booted with
+# module.sig_enforce=1 refuse the DKMS-built modules; the package's
 # modprobe rule loads the kernel's own (the fstab vfat mounts at boot, the
 # kernel log says why, udisks2 mounts a card); without enforcement the
 # package's, with the option: scripts/sigenforce-guest.sh, in the card
-# guest's root.
-if [[ " ${DLINES[*]} " == *" 6.1 "* ]]; then
-	echo "=== scripts/sigenforce-guest.sh"
+# guests' roots.
+if ((${#CSUITES[@]})); then
+	echo "=== scripts/sigenforce-guest.sh ${CSUITES[*]}"
 	t0=$SECONDS
-	out=$(scripts/sigenforce-guest.sh --cache "$CACHE" 2>&1)
+	out=$(scripts/sigenforce-guest.sh --cache "$CACHE" "${CSUITES[@]}" 2>&1)
 	rc=$?
 	printf '%s\n' "$out" | grep -v '^ok ' | tail -n 60
 	p=$(printf '%s\n' "$out" | grep -c '^ok ')
 	f=$(printf '%s\n' "$out" | grep -c '^not ok ')
 	if [[ $rc == 0 && $f == 0 && $p -gt 0 ]]; then
-		count distro "$p" 0 0; note ok "distro: module.sig_enforce=1 guest (DKMS modules refused, the kernel's own loaded, fstab vfat and udisks2 mount) and the guest without: $p passed ($(elapsed "$t0"))"
+		count distro "$p" 0 0; note ok "distro: module.sig_enforce=1 guest ${CNAMES[*]} (DKMS modules refused, the kernel's own loaded, fstab vfat and udisks2 mount) and the guest without: $p passed ($(elapsed "$t0"))"
 	else
-		count distro "$p" "$(( f > 0 ? f : 1 ))" 0; note FAIL "distro: module.sig_enforce=1 guest: $p passed, $f failed, exit $rc ($(elapsed "$t0"))"
+		count distro "$p" "$(( f > 0 ? f : 1 ))" 0; note FAIL "distro: module.sig_enforce=1 guest ${CNAMES[*]}: $p passed, $f failed, exit $rc ($(elapsed "$t0"))"
 	fi
 fi
 

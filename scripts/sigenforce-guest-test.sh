@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck disable=SC2016 # sh -c scripts read the exported variables
 #
-# In the Debian 12 guest of scripts/sigenforce-guest.sh: systemd as PID 1,
+# In the Debian 12 or 13 guest of scripts/sigenforce-guest.sh: systemd as PID 1,
 # udev, D-Bus, polkitd, udisks2, Debian's own kernel with the fat modules
 # the DKMS package built in updates/dkms/ (unsigned, or signed by dkms's
 # own key, which this kernel does not trust) and the package's modprobe
@@ -14,12 +14,13 @@
 # Run by nlc-sig.service; TAP on the console.
 set -u
 
-ENFORCE=0 PKGVER=
+ENFORCE=0 PKGVER='' DEBVER=12
 read -r -a args </proc/cmdline
 for a in "${args[@]}"; do
 	case $a in
 	nlc.enforce=*) ENFORCE=${a#*=} ;;
 	nlc.pkgver=*) PKGVER=${a#*=} ;;
+	nlc.debver=*) DEBVER=${a#*=} ;;
 	esac
 done
 
@@ -71,6 +72,11 @@ check "the system is not in emergency or rescue mode" \
 	sh -c '! systemctl is-active -q emergency.target && ! systemctl is-active -q rescue.target'
 
 PRINTER=$(readlink -f /dev/disk/by-id/virtio-printer)
+if [ "$DEBVER" = 13 ]; then
+	# dkms 3.2: the kernel's own fat modules only where it keeps them
+	check "Debian 13: the kernel's own fat.ko is in dkms's original_module, not in kernel/fs/fat" \
+		sh -c '! ls /lib/modules/$(uname -r)/kernel/fs/fat/fat.ko* 2>/dev/null && ls /var/lib/dkms/vfat-nolongcreate/original_module/$(uname -r)/*/fat.ko*'
+fi
 if [ "$ENFORCE" = 1 ]; then
 	check "module.sig_enforce=1 is in force" grep -qx Y /sys/module/module/parameters/sig_enforce
 	check "the kernel refused the DKMS-built fat.ko" sh -c 'dmesg | grep -E "Loading of (unsigned module|module with unavailable key) is rejected"'

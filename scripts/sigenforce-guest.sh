@@ -10,15 +10,17 @@ PROG=${0##*/}
 REPO=$(cd "$(dirname "$0")/.." && pwd -P)
 CACHE=${VFAT_NOLONGCREATE_CACHE:-$HOME/.cache/vfat-nolongcreate}
 MODES=(1 0)
+SUITES=()
 DEB_UNDER_TEST=
 TIMEOUT=900
 
 usage() {
 	cat <<EOF
-Usage: $PROG [--enforce | --no-enforce] [--deb FILE] [--cache DIR] [--timeout S]
+Usage: $PROG [--suite bookworm|trixie]... [--enforce | --no-enforce] [--deb FILE] [--cache DIR] [--timeout S]
 
-Boots Debian 12's own kernel (6.1) in QEMU (TCG), in the Debian root of
-scripts/card-guest.sh (systemd, udev, D-Bus, udisks2; made by a run of
+Boots Debian 12's own kernel (6.1; --suite bookworm) and Debian 13's
+(6.12; --suite trixie; default: both, one after the other) in QEMU
+(TCG), each in the Debian root of scripts/card-guest.sh (systemd, udev, D-Bus, udisks2; made by a run of
 card-guest.sh if not there yet), with the fat modules the DKMS package
 built for that kernel in updates/dkms/ (scripts/deb-check.sh --export:
 unsigned, or signed by the root's dkms key, which the kernel does not
@@ -26,6 +28,11 @@ trust) and the DKMS package's modprobe rule and modprobe-fat, a vfat
 /boot/efi in /etc/fstab and a vfat card; runs
 scripts/sigenforce-guest-test.sh:
 
+  --suite S     bookworm (Debian 12) or trixie (Debian 13); repeatable.
+                On Debian 13 the root is made as dkms 3.2 leaves it: the
+                kernel's own fat, vfat and msdos moved out of kernel/fs/fat
+                to /var/lib/dkms/vfat-nolongcreate/original_module/, where
+                the modprobe rule must find them
   --enforce     only the boot with module.sig_enforce=1: the boot mounts
                 /boot/efi (the kernel's own fat modules), the kernel log
                 says why, modprobe vfat works and loads the kernel's own
@@ -39,7 +46,7 @@ scripts/sigenforce-guest-test.sh:
                 shows what happened before
                 (module.sig_enforce=1: /boot/efi fails, emergency mode)
 
-Writes the guests' output to CACHE/sigenforce-guest/out-ENFORCE.txt.
+Writes the guests' output to CACHE/sigenforce-guest/out-SUITE-ENFORCE.txt.
 Prints the TAP and "N passed, N failed, N skipped".  Exit status: 0 all
 passed, 1 failure, 2 usage.
 EOF
@@ -47,6 +54,7 @@ EOF
 
 while [[ $# -gt 0 ]]; do
 	case $1 in
+	--suite) SUITES+=("$2"); shift 2 ;;
 	--enforce) MODES=(1); shift ;;
 	--no-enforce) MODES=(0); shift ;;
 	--deb) DEB_UNDER_TEST=$(realpath "$2"); shift 2 ;;
@@ -67,10 +75,35 @@ W=$CACHE/sigenforce-guest
 CG=$CACHE/card-guest
 mkdir -p "$W"
 
-step "Debian 12's kernel and the DKMS-built modules: scripts/deb-check.sh --export (kept while the package is the same)"
-EXPORT=$CACHE/deb-check-12/export
-"$REPO/scripts/deb-check.sh" --suite bookworm --line 6.1 --cache "$CACHE" --export "$EXPORT" --reuse-export |
-	tail -n 2 || die "deb-check.sh --suite bookworm failed"
+[[ ${#SUITES[@]} -gt 0 ]] || SUITES=(bookworm trixie)
+if [[ ${#SUITES[@]} -gt 1 ]]; then
+	# one run per suite, in turn; the totals of all
+	args=()
+	[[ ${#MODES[@]} == 1 ]] && args+=("$([[ ${MODES[0]} == 1 ]] && echo --enforce || echo --no-enforce)")
+	[[ -n $DEB_UNDER_TEST ]] && args+=(--deb "$DEB_UNDER_TEST")
+	tp=0 tf=0
+	for suite in "${SUITES[@]}"; do
+		out=$("$0" --suite "$suite" "${args[@]}" --cache "$CACHE" --timeout "$TIMEOUT" 2>&1)
+		printf '%s\n' "$out"
+		read -r sp _ sf _ < <(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1) ||
+			{ sp=0 sf=1; }
+		tp=$((tp + sp)) tf=$((tf + sf))
+	done
+	echo "$tp passed, $tf failed, 0 skipped"
+	[[ $tf == 0 ]]
+	exit
+fi
+SUITE=${SUITES[0]}
+case $SUITE in
+bookworm) DEBVER=12 LINE=6.1 ;;
+trixie) DEBVER=13 LINE=6.12 ;;
+*) usage >&2; exit 2 ;;
+esac
+
+step "Debian $DEBVER's kernel and the DKMS-built modules: scripts/deb-check.sh --export (kept while the package is the same)"
+EXPORT=$CACHE/deb-check-$DEBVER/export
+"$REPO/scripts/deb-check.sh" --suite "$SUITE" --line "$LINE" --cache "$CACHE" --export "$EXPORT" --reuse-export |
+	tail -n 2 || die "deb-check.sh --suite $SUITE failed"
 # the package (deb-check.sh makes it with mkdeb.sh --reuse): the .debs of
 # the export, of the same build as its modules (mkdeb.sh's copies in the
 # cache go whenever the package is made again)
@@ -83,10 +116,10 @@ VMLINUZ=$EXPORT/$KREL/boot/vmlinuz-$KREL
 [[ -n $DEB_UNDER_TEST ]] || DEB_UNDER_TEST=$DEB
 # The root and the kernel's own modules of card-guest.sh (one boot of it
 # makes them).
-R=$CG/root-12 K=$CG/kernel-$KREL
+R=$CG/root-$DEBVER K=$CG/kernel-$KREL
 if [[ ! -f $R.cpio || ! -d $K/usr/lib/modules/$KREL ]]; then
-	step "the Debian 12 root: scripts/card-guest.sh --suite bookworm --no-dkms (log: $W/card-guest.log)"
-	"$REPO/scripts/card-guest.sh" --suite bookworm --no-dkms --cache "$CACHE" >"$W/card-guest.log" 2>&1 || true
+	step "the Debian $DEBVER root: scripts/card-guest.sh --suite $SUITE --no-dkms (log: $W/card-guest.log)"
+	"$REPO/scripts/card-guest.sh" --suite "$SUITE" --no-dkms --cache "$CACHE" >"$W/card-guest.log" 2>&1 || true
 	[[ -f $R.cpio && -d $K/usr/lib/modules/$KREL ]] || { tail -n 20 "$W/card-guest.log" >&2; die "card-guest.sh made no root"; }
 fi
 exec 7>"$CG/.lock"
@@ -111,6 +144,15 @@ done
 # before anything could run depmod)
 mkdir -p "$T/dep/lib/modules"
 cp -a "$K/usr/lib/modules/$KREL" "$T/dep/lib/modules/"
+if [[ $DEBVER == 13 ]]; then
+	# dkms 3.2 (Debian 13) moves the kernel's own fat, vfat and msdos out
+	# of kernel/fs/fat while the package's are installed (docs/debian.md)
+	OM=$O/var/lib/dkms/vfat-nolongcreate/original_module/$KREL/x86_64
+	mkdir -p "$OM"
+	cp "$K/usr/lib/modules/$KREL/kernel/fs/fat"/*.ko* "$OM/"
+	rm -rf "$T/dep/lib/modules/$KREL/kernel/fs/fat"
+	echo "  the kernel's own fat, vfat, msdos: in ${OM#"$O"}, as dkms 3.2 keeps them"
+fi
 cp -a "$O/usr/lib/modules/$KREL/updates" "$T/dep/lib/modules/$KREL/"
 depmod -b "$T/dep" "$KREL" || die "depmod -b $T/dep $KREL failed"
 cp "$T/dep/lib/modules/$KREL"/modules.*.bin "$T/dep/lib/modules/$KREL"/modules.{dep,alias,symbols,softdep,devname} \
@@ -165,17 +207,30 @@ for u in emergency rescue; do
 	EOF
 done
 (cd "$O" && find . | cpio -o -H newc --quiet) >"$T/overlay.cpio"
-cat "$R.cpio" "$T/overlay.cpio" >"$T/initrd"
+if [[ $DEBVER == 13 ]]; then
+	# the root and the kernel's modules without kernel/fs/fat (R.cpio has
+	# them: an initramfs cannot delete a file of an earlier archive)
+	mkdir -p "$T/k"
+	cp -a "$K/." "$T/k/"
+	rm -rf "$T/k/usr/lib/modules/$KREL/kernel/fs/fat"
+	{
+		(cd "$R" && find . -path ./proc/\* -prune -o -print | cpio -o -H newc --quiet)
+		(cd "$T/k" && find . | cpio -o -H newc --quiet)
+		cat "$T/overlay.cpio"
+	} >"$T/initrd"
+else
+	cat "$R.cpio" "$T/overlay.cpio" >"$T/initrd"
+fi
 
 fails=0 total=0
 for enforce in "${MODES[@]}"; do
 	rm -f "$T/efi.img" "$T/printer.img"
 	mkfs.vfat -C -F 16 -i 0EF10EF1 -n EFI "$T/efi.img" 32768 >/dev/null
 	mkfs.vfat -C -F 16 -i 1111AAAA -n PRINTER "$T/printer.img" 32768 >/dev/null
-	step "boot: Debian 12, $KREL, DKMS-built modules in updates/dkms, $([[ $enforce == 1 ]] && echo "module.sig_enforce=1" || echo "no signature enforcement")"
+	step "boot: Debian $DEBVER, $KREL, DKMS-built modules in updates/dkms, $([[ $enforce == 1 ]] && echo "module.sig_enforce=1" || echo "no signature enforcement")"
 	t0=$SECONDS
-	out=$W/out-$enforce.txt
-	append="console=ttyS0 rdinit=/sbin/init panic=-1 quiet loglevel=3 systemd.show_status=0 nlc.enforce=$enforce nlc.pkgver=$PKGVER"
+	out=$W/out-$SUITE-$enforce.txt
+	append="console=ttyS0 rdinit=/sbin/init panic=-1 quiet loglevel=3 systemd.show_status=0 nlc.enforce=$enforce nlc.pkgver=$PKGVER nlc.debver=$DEBVER"
 	[[ $enforce == 1 ]] && append+=" module.sig_enforce=1"
 	timeout "$TIMEOUT" qemu-system-x86_64 -machine q35 -accel tcg -cpu max -m 2048 -smp 1 \
 		-nographic -no-reboot -kernel "$VMLINUZ" -initrd "$T/initrd" -append "$append" \

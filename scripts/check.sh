@@ -390,40 +390,35 @@ done
 # the deb-check above exported the kernels.
 CSUITES=() CNAMES=()
 for kl in "${DLINES[@]}"; do CSUITES+=(--suite "${DEB_SUITE[$kl]}") CNAMES+=("${DEB_SUITE[$kl]}"); done
-if ((${#CSUITES[@]})); then
-	echo "=== scripts/card-guest.sh ${CSUITES[*]}"
-	t0=$SECONDS
-	out=$(scripts/card-guest.sh --cache "$CACHE" "${CSUITES[@]}" 2>&1)
+# guest_step NAME WHAT TAIL SCRIPT [ARGS...]: a guest script that prints TAP
+# ("ok"/"not ok" lines), counted on the distro line; the output but its
+# "ok" lines, its last TAIL lines, is shown; ok needs exit 0, no "not ok"
+# and at least one "ok"
+guest_step() {
+	local name=$1 what=$2 n=$3 t0=$SECONDS out rc p f
+	shift 3
+	echo "=== $* ${CSUITES[*]}"
+	out=$("$@" --cache "$CACHE" "${CSUITES[@]}" 2>&1)
 	rc=$?
-	printf '%s\n' "$out" | grep -v '^ok ' | tail -n 80
+	printf '%s\n' "$out" | grep -v '^ok ' | tail -n "$n"
 	p=$(printf '%s\n' "$out" | grep -c '^ok ')
 	f=$(printf '%s\n' "$out" | grep -c '^not ok ')
 	if [[ $rc == 0 && $f == 0 && $p -gt 0 ]]; then
-		count distro "$p" 0 0; note ok "distro: card guest ${CNAMES[*]} (udisks2, nolongcreate-card, writers' table): $p passed ($(elapsed "$t0"))"
+		count distro "$p" 0 0; note ok "distro: $name ${CNAMES[*]} ($what): $p passed ($(elapsed "$t0"))"
 	else
-		count distro "$p" "$(( f > 0 ? f : 1 ))" 0; note FAIL "distro: card guest ${CNAMES[*]}: $p passed, $f failed, exit $rc ($(elapsed "$t0"))"
+		count distro "$p" "$(( f > 0 ? f : 1 ))" 0; note FAIL "distro: $name ${CNAMES[*]}: $p passed, $f failed, exit $rc ($(elapsed "$t0"))"
 	fi
-fi
-
-# Secure Boot (issue 29): Debian 12's and 13's kernels booted with
-# module.sig_enforce=1 refuse the DKMS-built modules; the package's
-# modprobe rule loads the kernel's own (the fstab vfat mounts at boot, the
-# kernel log says why, udisks2 mounts a card); without enforcement the
-# package's, with the option: scripts/sigenforce-guest.sh, in the card
-# guests' roots.
+}
 if ((${#CSUITES[@]})); then
-	echo "=== scripts/sigenforce-guest.sh ${CSUITES[*]}"
-	t0=$SECONDS
-	out=$(scripts/sigenforce-guest.sh --cache "$CACHE" "${CSUITES[@]}" 2>&1)
-	rc=$?
-	printf '%s\n' "$out" | grep -v '^ok ' | tail -n 60
-	p=$(printf '%s\n' "$out" | grep -c '^ok ')
-	f=$(printf '%s\n' "$out" | grep -c '^not ok ')
-	if [[ $rc == 0 && $f == 0 && $p -gt 0 ]]; then
-		count distro "$p" 0 0; note ok "distro: module.sig_enforce=1 guest ${CNAMES[*]} (DKMS modules refused, the kernel's own loaded, fstab vfat and udisks2 mount) and the guest without: $p passed ($(elapsed "$t0"))"
-	else
-		count distro "$p" "$(( f > 0 ? f : 1 ))" 0; note FAIL "distro: module.sig_enforce=1 guest ${CNAMES[*]}: $p passed, $f failed, exit $rc ($(elapsed "$t0"))"
-	fi
+	guest_step "card guest" "udisks2, nolongcreate-card, writers' table" 80 scripts/card-guest.sh
+	# Secure Boot (issue 29): Debian 12's and 13's kernels booted with
+	# module.sig_enforce=1 refuse the DKMS-built modules; the package's
+	# modprobe rule loads the kernel's own (the fstab vfat mounts at boot,
+	# the kernel log says why, udisks2 mounts a card); without enforcement
+	# the package's, with the option: in the card guests' roots.
+	guest_step "module.sig_enforce=1 guest" \
+		"DKMS modules refused, the kernel's own loaded, fstab vfat and udisks2 mount; and the guest without" \
+		60 scripts/sigenforce-guest.sh
 fi
 
 echo "=== make check summary ($(elapsed "$START"))"

@@ -20,7 +20,9 @@
 #      (selftests/filesystems/fat_extended) and fat's KUnit suite, built
 #      in; on the newest line (7.3), with its config, 2000 cold lookups
 #      of fuzz/run-lookdiff.sh (the kernel with the 8.3 fast path against
-#      the one without) and kunit.py under UML (make kunit);
+#      the one without) and kunit.py under UML (make kunit); on the
+#      kcsan line (6.12) make kcsan-mutant (a race between fs/fat and
+#      core code caught and judged; the series passes the same load);
 #   4. with the 6.1 and 6.12 lines, Debian's own kernels and the DKMS
 #      package: scripts/deb-check.sh --suite bookworm (Debian 12, 6.1) and
 #      --suite trixie (Debian 13, 6.12), both at once, each in a
@@ -301,6 +303,25 @@ run_kunit_uml() {
 	fi
 }
 
+# KCSAN sees a race between fs/fat and core code, and the judge fails it:
+# the kcsan config with a mutant that drops fs/fat's inode lock, and
+# without, under the same load (scripts/kcsan-mutant.sh, make
+# kcsan-mutant); one case per check of its TAP.
+run_kcsan_mutant() {
+	local kl=$1 t0=$SECONDS out rc p f
+	echo "=== scripts/kcsan-mutant.sh --seconds 30"
+	out=$(scripts/kcsan-mutant.sh --cache "$CACHE" --seconds 30 2>&1)
+	rc=$?
+	printf '%s\n' "$out" | grep -v '^#   kcsan: |' | tail -n 30
+	p=$(printf '%s\n' "$out" | grep -c '^ok ')
+	f=$(printf '%s\n' "$out" | grep -c '^not ok ')
+	if [[ $rc == 0 && $f == 0 && $p -gt 0 ]]; then
+		count "$kl" "$p" 0 0; note ok "$kl: KCSAN mutant (fs/fat's read of i_mode without the lock vs chmod): caught and judged, the series passes: $p passed ($(elapsed "$t0"))"
+	else
+		count "$kl" "$p" "$(( f > 0 ? f : 1 ))" 0; note FAIL "$kl: KCSAN mutant (make kcsan-mutant): $p passed, $f failed, exit $rc ($(elapsed "$t0"))"
+	fi
+}
+
 # Debian's own kernels and the DKMS package (issue 18): for Debian 12
 # (bookworm, the 6.1 line) and Debian 13 (trixie, the 6.12 line)
 # scripts/deb-check.sh installs the .deb in a debootstrap root on an older
@@ -347,6 +368,7 @@ for kl in "${RUN_LINES[@]}"; do
 	[[ $kl == "${RUN_LINES[-1]}" ]] && run_lookdiff "$kl"
 	[[ $kl == "${RUN_LINES[-1]}" ]] && run_kunit_uml "$kl"
 	[[ $kl == "${RUN_LINES[0]}" ]] && run_fat83_guest "$kl"
+	[[ ${CONFIG[$kl]-normal} == kcsan ]] && run_kcsan_mutant "$kl"
 done
 
 for kl in "${DLINES[@]}"; do

@@ -185,6 +185,37 @@ run_suite() {
 				-exec cp --parents {} "$K/usr/lib/modules/$KREL/" \;)
 		rm -rf "$K.tmp"
 	fi
+	# The slicer: Debian's prusa-slicer and what it needs (~700 MB on
+	# Debian 12, ~1.1 GB on 13), for tools/card/slicer-test.sh and the
+	# writers' table.  Installed (apt-get, --no-install-recommends) into a
+	# scratch copy of the root; what that install made or changed is kept
+	# as a layer, an initramfs part of its own that the boot with the
+	# DKMS-built modules loads after the root: the root every boot loads
+	# stays as small as it was.  Made again when the root or this list
+	# changes.
+	SLICER_PKGS="prusa-slicer"
+	LAYER_KEY="1 $ROOT_KEY + $SLICER_PKGS"
+	L=$W/slicer-$DEBVER
+	if [[ $(cat "$L.key" 2>/dev/null) != "$LAYER_KEY" || ! -f $L.cpio ]]; then
+		step "the slicer's layer: $SLICER_PKGS installed in a copy of the root"
+		rm -rf "$L.key" "$L.cpio" "$L.tmp" "$L.stamp"
+		cp -a "$R" "$L.tmp"
+		touch "$L.stamp" # after the copy: what changes from now on is the layer's
+		in_layer() { unshare --mount --pid --fork --mount-proc="$L.tmp/proc" chroot "$L.tmp" "$@"; }
+		# shellcheck disable=SC2086 # the list
+		{ in_layer apt-get -q update && in_layer env DEBIAN_FRONTEND=noninteractive \
+			apt-get -q -y --no-install-recommends install $SLICER_PKGS; } >"$W/apt-slicer.log" 2>&1 </dev/null ||
+			{ tail -n 20 "$W/apt-slicer.log" >&2; rm -rf "$L.tmp" "$L.stamp"; die "apt-get install $SLICER_PKGS in a copy of the root failed"; }
+		in_layer apt-get clean
+		{ in_layer prusa-slicer --help 2>&1 | head -n 1; } >>"$W/apt-slicer.log" || true
+		# the entries made or changed by the install (ctime after the
+		# stamp), not apt's lists and caches
+		(cd "$L.tmp" && find . \( -path ./proc -o -path ./var/lib/apt/lists -o -path ./var/cache/apt \
+			-o -path ./var/log \) -prune -o -cnewer "$L.stamp" -print | cpio -o -H newc --quiet) >"$L.cpio.tmp"
+		rm -rf "$L.tmp" "$L.stamp"
+		mv "$L.cpio.tmp" "$L.cpio"
+		echo "$LAYER_KEY" >"$L.key"
+	fi
 	if [[ ! -f $R.cpio ]]; then
 		step "the root as an initramfs"
 		(cd "$R" && find . -path ./proc/\* -prune -o -print | cpio -o -H newc --quiet) >"$R.cpio.tmp"
@@ -211,7 +242,7 @@ run_suite() {
 		mkfs.vfat -C -F 16 -i 4444DDDD -n WRITERS "$T/c4.img" 32768 >/dev/null
 		truncate -s 8M "$T/blank.img"
 		cp "$TOOLS_DEB" "$T/o/opt/nlc/tools.deb"
-		cp "$REPO/tools/card/guest-test.sh" "$REPO/tools/card/writers.sh" "$T/o/opt/nlc/"
+		cp "$REPO/tools/card/guest-test.sh" "$REPO/tools/card/writers.sh" "$REPO/tools/card/slicer-test.sh" "$T/o/opt/nlc/"
 		# the DKMS package's postrm (its removal, simulated), and
 		# nolongcreate-card installed from the sources under /usr/local
 		CARDSRC=$REPO
@@ -260,7 +291,12 @@ run_suite() {
 		cp "$T/dep/lib/modules/$KREL"/modules.*.bin "$T/dep/lib/modules/$KREL"/modules.{dep,alias,symbols,softdep,devname} \
 			"$T/o/usr/lib/modules/$KREL/"
 		(cd "$T/o" && find . | cpio -o -H newc --quiet) >"$T/overlay.cpio"
-		cat "$R.cpio" "$T/overlay.cpio" >"$T/initrd"
+		layer=()
+		[[ $dkms == 1 ]] && layer=("$L.cpio")
+		cat "$R.cpio" "${layer[@]}" "$T/overlay.cpio" >"$T/initrd"
+		# memory: the initramfs, unpacked while it is still loaded, and 1 GB
+		mem=$(($(stat -c %s "$T/initrd") * 2 / 1048576 + 1024))
+		((mem > 2048)) || mem=2048
 		step "boot: Debian $DEBVER ($SUITE), $KREL, $([[ $dkms == 1 ]] && echo "with the DKMS-built fat modules" || echo "its own fat modules (no nolongcreate)")"
 		t0=$SECONDS
 		out=$W/out-$SUITE-$dkms.txt
@@ -269,10 +305,11 @@ run_suite() {
 			disks+=(-drive "file=$T/${d%%:*}.img,if=none,id=${d#*:},format=raw"
 				-device "virtio-blk-pci,drive=${d#*:},serial=${d#*:}")
 		done
-		timeout "$TIMEOUT" qemu-system-x86_64 -machine q35 -accel tcg -cpu max -m 2048 -smp 1 \
+		timeout "$TIMEOUT" qemu-system-x86_64 -machine q35 -accel tcg -cpu max -m "$mem" -smp 1 \
 			-nographic -no-reboot -kernel "$VMLINUZ" -initrd "$T/initrd" \
 			-append "console=ttyS0 rdinit=/sbin/init panic=-1 quiet loglevel=3 systemd.show_status=0 nlc.dkms=$dkms nlc.pkgver=$PKGVER" \
 			"${disks[@]}" </dev/null >"$out" 2>&1 || true
+		rm -f "$T/initrd" # the parts above again: no need to keep it
 		tr -d '\r' <"$out" | sed -n '/^TAP version/,/^# card-guest:/p' | sed '/^--- writers/,/^--- end/d'
 		echo "   ($((SECONDS - t0)) s)"
 		p=$(tr -d '\r' <"$out" | grep -c '^ok ' || true)

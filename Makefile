@@ -70,9 +70,10 @@ help:
 	@echo '                   its transcript in README.md (scripts/transcript.sh; ~1-2'
 	@echo '                   min with the kernel built, ARGS="--kernel 6.12" another line)'
 	@echo 'make fat83         build the fat83 command (tools/fat83; check, fix, undo and'
-	@echo '                   name the names 8.3-only readers do not see; in the tools .deb)'
+	@echo '                   name the names 8.3-only readers do not see, put files on a'
+	@echo '                   card under 8.3 names; in the tools .deb)'
 	@echo "make fat83-test    the fat83 suggester's host unit test (a second)"
-	@echo "make fat83-host-test  fat83's journal, undo and what fix leaves alone, on"
+	@echo "make fat83-host-test  fat83's journal, undo, what fix leaves alone and put, on"
 	@echo '                   a plain host directory taken for vfat (LD_PRELOAD'
 	@echo '                   fakevfat.so; nothing mounted; a second)'
 	@echo "make card-host-test  how nolongcreate-card reads a hand-edited list of"
@@ -94,7 +95,8 @@ help:
 	@echo '                   (tools/fat83/guest-test.sh; a few min with the kernel built)'
 	@echo "make card-guest    the desktop path in a Debian 12 guest (Debian's kernel, udev,"
 	@echo '                   D-Bus, udisks2): nolongcreate-card, udisksctl mount, the'
-	@echo "                   writers' table of docs/writers.md; with and without the DKMS"
+	@echo "                   writers' table of docs/writers.md, Debian's prusa-slicer on a"
+	@echo '                   marked card and fat83 put; with and without the DKMS'
 	@echo '                   modules (scripts/card-guest.sh, CARD_ARGS=--help; ~3 min)'
 	@echo 'make help          this text'
 	@echo 'Pass qemu-run.sh options with ARGS=..., e.g. make run ARGS=--verbose;'

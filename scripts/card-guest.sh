@@ -189,6 +189,40 @@ run_suite() {
 				-exec cp --parents {} "$K/usr/lib/modules/$KREL/" \;)
 		rm -rf "$K.tmp"
 	fi
+	# The slicer: Debian's prusa-slicer and what it needs (~700 MB on
+	# Debian 12, ~1.1 GB on 13), for tools/card/slicer-test.sh and the
+	# writers' table.  Installed (apt-get, --no-install-recommends) into a
+	# scratch copy of the root made of hard links (dpkg and apt replace a
+	# file by renaming a new one over it; the logs, appended to, are
+	# copied); what that install made or changed is kept as a layer, a
+	# gzip'd initramfs part of its own (~250 MB on Debian 12) that the
+	# boot with the DKMS-built modules loads after the root: the root every
+	# boot loads stays as small as it was.  Made again when the root or
+	# this list changes.
+	SLICER_PKGS="prusa-slicer"
+	LAYER_KEY="1 $ROOT_KEY + $SLICER_PKGS"
+	L=$W/slicer-$DEBVER
+	if [[ $(cat "$L.key" 2>/dev/null) != "$LAYER_KEY" || ! -f $L.cpio ]]; then
+		step "the slicer's layer: $SLICER_PKGS installed in a copy of the root"
+		rm -rf "$L.key" "$L.cpio" "$L.tmp" "$L.stamp"
+		cp -al "$R" "$L.tmp"
+		rm -rf "$L.tmp/var/log" && cp -a "$R/var/log" "$L.tmp/var/log"
+		touch "$L.stamp" # after the copy: what changes from now on is the layer's
+		in_layer() { unshare --mount --pid --fork --mount-proc="$L.tmp/proc" chroot "$L.tmp" "$@"; }
+		# shellcheck disable=SC2086 # the list
+		{ in_layer apt-get -q update && in_layer env DEBIAN_FRONTEND=noninteractive \
+			apt-get -q -y --no-install-recommends install $SLICER_PKGS; } >"$W/apt-slicer.log" 2>&1 </dev/null ||
+			{ tail -n 20 "$W/apt-slicer.log" >&2; rm -rf "$L.tmp" "$L.stamp"; die "apt-get install $SLICER_PKGS in a copy of the root failed"; }
+		in_layer apt-get clean
+		{ in_layer prusa-slicer --help 2>&1 | head -n 1; } >>"$W/apt-slicer.log" || true
+		# the entries made or changed by the install (ctime after the
+		# stamp), not apt's lists and caches
+		(cd "$L.tmp" && find . \( -path ./proc -o -path ./var/lib/apt/lists -o -path ./var/cache/apt \
+			-o -path ./var/log \) -prune -o -cnewer "$L.stamp" -print | cpio -o -H newc --quiet | gzip) >"$L.cpio.tmp"
+		rm -rf "$L.tmp" "$L.stamp"
+		mv "$L.cpio.tmp" "$L.cpio"
+		echo "$LAYER_KEY" >"$L.key"
+	fi
 	if [[ ! -f $R.cpio ]]; then
 		step "the root as an initramfs"
 		(cd "$R" && find . -path ./proc/\* -prune -o -print | cpio -o -H newc --quiet) >"$R.cpio.tmp"
@@ -215,7 +249,7 @@ run_suite() {
 		mkfs.vfat -C -F 16 -i 4444DDDD -n WRITERS "$T/c4.img" 32768 >/dev/null
 		truncate -s 8M "$T/blank.img"
 		cp "$TOOLS_DEB" "$T/o/opt/nlc/tools.deb"
-		cp "$REPO/tools/card/guest-test.sh" "$REPO/tools/card/writers.sh" "$T/o/opt/nlc/"
+		cp "$REPO/tools/card/guest-test.sh" "$REPO/tools/card/writers.sh" "$REPO/tools/card/slicer-test.sh" "$T/o/opt/nlc/"
 		# the DKMS package's postrm (its removal, simulated), and
 		# nolongcreate-card installed from the sources under /usr/local
 		CARDSRC=$REPO
@@ -264,7 +298,18 @@ run_suite() {
 		cp "$T/dep/lib/modules/$KREL"/modules.*.bin "$T/dep/lib/modules/$KREL"/modules.{dep,alias,symbols,softdep,devname} \
 			"$T/o/usr/lib/modules/$KREL/"
 		(cd "$T/o" && find . | cpio -o -H newc --quiet) >"$T/overlay.cpio"
-		cat "$R.cpio" "$T/overlay.cpio" >"$T/initrd"
+		layer=()
+		[[ $dkms == 1 ]] && layer=("$L.cpio")
+		cat "$R.cpio" "${layer[@]}" >"$T/initrd"
+		# after a compressed part (the layer) an uncompressed one starts at
+		# an offset the kernel's unpack_to_rootfs() takes for a cpio header
+		# only when 4-byte aligned; the zeros before it are skipped
+		truncate -s %512 "$T/initrd"
+		cat "$T/overlay.cpio" >>"$T/initrd"
+		# memory: the initramfs unpacked while it is still loaded (the
+		# slicer's layer: 1.1 GB unpacked on Debian 13), and 1 GB
+		mem=2048
+		[[ $dkms == 1 ]] && mem=4096
 		step "boot: Debian $DEBVER ($SUITE), $KREL, $([[ $dkms == 1 ]] && echo "with the DKMS-built fat modules" || echo "its own fat modules (no nolongcreate)")"
 		t0=$SECONDS
 		out=$W/out-$SUITE-$dkms.txt
@@ -273,10 +318,11 @@ run_suite() {
 			disks+=(-drive "file=$T/${d%%:*}.img,if=none,id=${d#*:},format=raw"
 				-device "virtio-blk-pci,drive=${d#*:},serial=${d#*:}")
 		done
-		timeout "$TIMEOUT" qemu-system-x86_64 -machine q35 -accel tcg -cpu max -m 2048 -smp 1 \
+		timeout "$TIMEOUT" qemu-system-x86_64 -machine q35 -accel tcg -cpu max -m "$mem" -smp 1 \
 			-nographic -no-reboot -kernel "$VMLINUZ" -initrd "$T/initrd" \
 			-append "console=ttyS0 rdinit=/sbin/init panic=-1 quiet loglevel=3 systemd.show_status=0 nlc.dkms=$dkms nlc.pkgver=$PKGVER" \
 			"${disks[@]}" </dev/null >"$out" 2>&1 || true
+		rm -f "$T/initrd" # the parts above again: no need to keep it
 		tr -d '\r' <"$out" | sed -n '/^TAP version/,/^# card-guest:/p' | sed '/^--- writers/,/^--- end/d'
 		echo "   ($((SECONDS - t0)) s)"
 		p=$(tr -d '\r' <"$out" | grep -c '^ok ' || true)

@@ -333,10 +333,18 @@ dpkg -i /opt/nlc/tools.deb >/tmp/dpkg.out 2>&1
 check "the package installed again" test $? = 0
 over_rev
 
+# ------------------------------------------------------------ the slicer --
+# Debian's prusa-slicer on a marked card, an unmarked one, and fat83 put
+# (tools/card/slicer-test.sh; makes /home/owner/cube.stl)
+if [ "$DKMS" = 1 ]; then
+	# shellcheck source=tools/card/slicer-test.sh
+	. /opt/nlc/slicer-test.sh
+fi
+
 # -------------------------------------------------------------- writers --
 if [ "$DKMS" = 1 ]; then
 	echo "--- writers"
-	bash /opt/nlc/writers.sh "$WRITERS"
+	bash /opt/nlc/writers.sh "$WRITERS" /home/owner/cube.stl
 	echo "--- end"
 fi
 

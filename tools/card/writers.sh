@@ -1,15 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# writers.sh DEVICE: the writers' table.  On a nolongcreate mount of the
+# writers.sh DEVICE [STL]: the writers' table.  On a nolongcreate mount of the
 # empty vfat DEVICE, each program writes a new 8.3 name (NEW.GCO), over an
 # existing 8.3 file (EXIST.GCO) and a long name (Long Name.gcode), then
 # the first two again with what makes it work.  A cell says what happened,
 # measured: "written" (exit 0, the content arrived, nothing else left in
 # the directory), or the exit status and the error the program printed.
-# Prints the markdown table that docs/writers.md holds.
+# With STL (a model), PrusaSlicer's command line exports its G-code, and
+# the way that works instead (the export to /tmp, then fat83 put); Cura's
+# row is printed as read in its source, not measured.  Prints the markdown
+# table that docs/writers.md holds.
 set -u
-DEV=$1
+DEV=$1 STL=${2:-}
 D=/mnt/writers
 mkdir -p "$D" /tmp/w
 mount -t vfat -o nolongcreate,shortname=mixed,utf8,flush "$DEV" "$D" || { echo "# cannot mount $DEV"; exit 1; }
@@ -41,6 +44,16 @@ cmd() {
 	python) python3 -c 'import shutil, sys; shutil.copy(sys.argv[1], sys.argv[2])' /tmp/w/src "$t" ;;
 	mktemp) tmp=$(mktemp -p "$D") && cat /tmp/w/src >"$tmp" && mv "$tmp" "$t" ;;
 	tmp83) cat /tmp/w/src >"$D/SAVE.TMP" && mv "$D/SAVE.TMP" "$t" ;;
+	prusa) prusa-slicer --export-gcode --output "$t" "$STL" ;;
+	prusa-put) rm -f "/tmp/w/$b" && prusa-slicer --export-gcode --output "/tmp/w/$b" "$STL" && fat83 put "/tmp/w/$b" "$D" ;;
+	esac
+}
+
+# whether FILE holds what writer W writes: G-code for the slicer, else "new"
+arrived() {
+	case $1 in
+	prusa*) [ -f "$2" ] && grep -q '^G1 ' "$2" ;;
+	*) [ "$(cat "$2" 2>/dev/null)" = new ] ;;
 	esac
 }
 
@@ -52,18 +65,25 @@ cell() {
 	cmd "$w" "$D/$t" >/tmp/w/out 2>&1
 	rc=$?
 	left=$(find "$D" -mindepth 1 -maxdepth 1 ! -name EXIST.GCO ! -name "$t" -printf '%f ' | sed 's/ $//')
-	err=$(grep -o -m1 -e 'File name too long' -e 'Invalid argument' -e 'Operation not permitted' -e 'Permission denied' -e 'Backup file creation failed' /tmp/w/out)
-	if [ $rc = 0 ] && [ "$(cat "$D/$t" 2>/dev/null)" = new ] && [ -z "$left" ]; then
+	err=$(grep -o -m1 -e 'File name too long' -e 'Invalid argument' -e 'Operation not permitted' -e 'Permission denied' -e 'Backup file creation failed' -e 'Cannot open the file for writing' /tmp/w/out)
+	if [ $rc = 0 ] && arrived "$w" "$D/$t" && [ -z "$left" ]; then
 		echo "written"
-	elif [ $rc = 0 ] && [ "$(cat "$D/$t" 2>/dev/null)" = new ]; then
+	elif [ $rc = 0 ] && arrived "$w" "$D/$t"; then
 		echo "written, left: $left"
+	elif [ $rc = 0 ] && [ -n "$left" ] && [ "${left#* }" = "$left" ] && arrived "$w" "$D/$left"; then
+		echo "written as $left"
 	elif [ $rc = 0 ]; then
 		echo "exit 0, not written${err:+ ($err)}"
-	elif [ "$(cat "$D/$t" 2>/dev/null)" = new ]; then
+	elif arrived "$w" "$D/$t"; then
 		echo "written, exit $rc${err:+ ($err)}"
 	else
 		err=${err:-$(head -n1 /tmp/w/out | cut -c1-60)}
-		echo "exit $rc${err:+: $err}"
+		# the existing file: still there, or gone
+		if [ "$t" = EXIST.GCO ] && [ ! -e "$D/EXIST.GCO" ]; then
+			echo "exit $rc${err:+: $err}; EXIST.GCO removed"
+		else
+			echo "exit $rc${err:+: $err}"
+		fi
 	fi
 }
 
@@ -104,4 +124,9 @@ row "gio save" gio-save - -
 row "gio save --backup" gio-save-backup gio-save "no \`--backup\`"
 row "Python shutil.copy" python - -
 row "save via mktemp, then mv" mktemp tmp83 "an 8.3 temporary name (\`SAVE.TMP\`)"
+if [ -n "$STL" ]; then
+	row "PrusaSlicer (\`prusa-slicer --export-gcode --output\`)" prusa prusa-put \
+		"export to the home folder, then \`fat83 put\`"
+fi
+echo "| Cura \"Save to Removable Drive\" (read in its source, not measured) | - | - | refused: always \`<job name>.gcode\` | \"Save to Disk\" under an 8.3 name, or save to the home folder, then \`fat83 put\` | - |"
 umount "$D"

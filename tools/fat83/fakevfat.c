@@ -7,7 +7,9 @@
  * the directory (a name of A-Z 0-9 _ - $ in 8.3 form is an 8.3 name,
  * every other one a long name with a made-up alias: its first 6 letters
  * and digits, ~1, the extension's first 3); FAT_IOCTL_GET_ATTRIBUTES says
- * hidden for a path with HIDDEN in it and system for one with SYSTEM.
+ * hidden for a path with HIDDEN in it and system for one with SYSTEM;
+ * with FAKEVFAT_FULL=N in the environment, a write to a regular file past
+ * its first N bytes fails with ENOSPC (a card that fills up).
  * Not vfat: the kernel's own behaviour is guest-test.sh's.
  */
 #define _GNU_SOURCE
@@ -15,10 +17,13 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 #include <linux/magic.h>
@@ -123,4 +128,21 @@ int ioctl(int fd, unsigned long req, ...)
 		return 0;
 	}
 	return real(fd, req, arg);
+}
+
+ssize_t write(int fd, const void *buf, size_t n)
+{
+	ssize_t (*real)(int, const void *, size_t) = dlsym(RTLD_NEXT, "write");
+	const char *full = getenv("FAKEVFAT_FULL");
+	struct stat st;
+	off_t at;
+
+	if (full && fd > 2 && !fstat(fd, &st) && S_ISREG(st.st_mode)) {
+		at = lseek(fd, 0, SEEK_CUR);
+		if (at >= 0 && at + (off_t)n > atol(full)) {
+			errno = ENOSPC;
+			return -1;
+		}
+	}
+	return real(fd, buf, n);
 }

@@ -12,6 +12,8 @@
  *   fat83 undo [--journal FILE] DIR
  *                                  rename them back, the last first
  *   fat83 name [--in DIR] NAME...  print the 8.3 name fix would give NAME
+ *   fat83 put [--dry-run] FILE... DIR
+ *                                  copy files into DIR under those names
  *   fat83 supported                exit 0 if the running kernel's vfat
  *                                  takes nolongcreate (root: fsopen)
  *
@@ -59,7 +61,7 @@
 #define FSCONFIG_SET_FLAG 0
 #endif
 
-#define FAT83_VERSION "2"
+#define FAT83_VERSION "3"
 #define MAX_DEPTH 64
 
 static const char *prog = "fat83";
@@ -1317,6 +1319,216 @@ static int run_undo(struct ctx *c, int top)
 	return err ? 2 : kept ? 1 : 0;
 }
 
+/* -------------------------------------------------------------- put -- */
+
+/*
+ * put: copies files onto the card under the 8.3 names fix would give them
+ * (the suggester's, never a second one), for programs that cannot write
+ * there themselves (a slicer's export goes through NAME.gcode.tmp, which a
+ * nolongcreate mount refuses).  Each file is created under its final name
+ * with O_EXCL, never over an existing entry (EEXIST: the next free name),
+ * written, fsync'd; a mount that refuses the case typed gets the other case
+ * once, as fix does.  There is no temporary name to write to on such a
+ * mount: on any error the files this run created are removed, so the card
+ * is as it was.  syncfs at the end; then the directory is read back.
+ */
+struct put {
+	const char *src, *base;	/* the file, and its name */
+	char name[FAT83_NAME_SIZE];
+	bool made;
+};
+
+/* Copy @sfd into @fd and fsync it; 0, or -errno. */
+static int put_copy(int sfd, int fd)
+{
+	static char buf[1 << 16];
+	ssize_t n, w, off;
+	int err = 0;
+
+	for (;;) {
+		n = read(sfd, buf, sizeof(buf));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (!n)
+			break;
+		for (off = 0; off < n; off += w) {
+			w = write(fd, buf + off, n - off);
+			if (w < 0) {
+				if (errno == EINTR) {
+					w = 0;
+					continue;
+				}
+				return -errno;
+			}
+		}
+	}
+	if (fsync(fd))
+		err = -errno;
+	return err;
+}
+
+static int run_put(struct ctx *c, int dfd, char **srcs, int nsrc)
+{
+	struct dirlist dl;
+	struct taken t = { .dl = &dl };
+	struct put *p;
+	struct stat st;
+	bool lower = c->mnt.lower, case_tried = false, failed = false;
+	unsigned long bad = 0;
+	int i, j, r, sfd, fd, err;
+	size_t k;
+
+	r = read_dir(dfd, &dl);
+	if (r) {
+		warnx("%s: cannot read the directory: %s", esc(c->top), strerror(-r));
+		return 2;
+	}
+	p = xrealloc(NULL, nsrc * sizeof(*p));
+	/* every source first: a regular file that can be read, and its name */
+	for (i = 0; i < nsrc; i++) {
+		const char *base = strrchr(srcs[i], '/');
+
+		base = base ? base + 1 : srcs[i];
+		p[i].src = srcs[i];
+		p[i].base = base;
+		p[i].made = false;
+		if (stat(srcs[i], &st) || access(srcs[i], R_OK)) {
+			warnx("%s: %s", esc(srcs[i]), strerror(errno));
+			failed = true;
+			continue;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			warnx("%s: not a regular file", esc(srcs[i]));
+			failed = true;
+			continue;
+		}
+		if (!*base || fat83_suggest(base, is_taken, &t, p[i].name) < 0) {
+			warnx("%s: no free 8.3 name in %s", esc(srcs[i]), esc(c->top));
+			failed = true;
+			continue;
+		}
+		add_extra(&t, p[i].name);
+		if (lower)
+			to_lower(p[i].name);
+	}
+	if (failed) {
+		warnx("nothing copied to %s", esc(c->top));
+		goto out;
+	}
+	if (c->dry_run || c->rdonly) {
+		for (i = 0; i < nsrc; i++)
+			printf("%s -> %s/%s\n", esc(p[i].src), esc(c->top), p[i].name);
+		printf("%s: %s: %d file(s) planned, nothing copied\n", prog, esc(c->top), nsrc);
+		if (c->rdonly)
+			printf("%s: %s is mounted read-only (sudo mount -o remount,rw %s)\n",
+			       prog, esc(c->top), esc(c->mnt.point));
+		goto out;
+	}
+	for (i = 0; i < nsrc && !failed; i++) {
+		sfd = open(p[i].src, O_RDONLY | O_CLOEXEC);
+		if (sfd < 0) {
+			warnx("%s: %s", esc(p[i].src), strerror(errno));
+			failed = true;
+			break;
+		}
+		for (;;) {
+			if (lower)
+				to_lower(p[i].name);
+			else
+				to_upper(p[i].name);
+			fd = openat(dfd, p[i].name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+			if (fd >= 0)
+				break;
+			err = errno;
+			if ((err == ENAMETOOLONG || err == EINVAL) && !case_tried) {
+				/* the mount shows the other case as typed */
+				lower = !lower;
+				case_tried = true;
+				warnx("%s: the mount refused %s (%s); trying it in %s case",
+				      esc(p[i].src), p[i].name, strerror(err),
+				      lower ? "lower" : "upper");
+			} else if (err == EEXIST) {
+				/* taken since the plan (or by an alias): the next free one */
+				add_extra(&t, p[i].name);
+				free_dirlist(&dl);
+				if (read_dir(dfd, &dl) ||
+				    fat83_suggest(p[i].base, is_taken, &t, p[i].name) < 0) {
+					warnx("%s: no free 8.3 name in %s", esc(p[i].src), esc(c->top));
+					failed = true;
+					break;
+				}
+				add_extra(&t, p[i].name);
+			} else {
+				warnx("%s/%s: %s", esc(c->top), p[i].name, strerror(err));
+				failed = true;
+				break;
+			}
+		}
+		if (failed) {
+			close(sfd);
+			break;
+		}
+		p[i].made = true;
+		r = put_copy(sfd, fd);
+		close(sfd);
+		if (close(fd) && !r)
+			r = -errno;
+		if (r) {
+			warnx("%s -> %s/%s: %s", esc(p[i].src), esc(c->top), p[i].name,
+			      strerror(-r));
+			failed = true;
+		}
+	}
+	if (failed) {
+		/* the card as it was: every file this run made, removed */
+		for (j = 0; j < nsrc; j++) {
+			if (!p[j].made)
+				continue;
+			if (unlinkat(dfd, p[j].name, 0))
+				warnx("%s/%s: cannot remove it: %s", esc(c->top), p[j].name,
+				      strerror(errno));
+			else
+				warnx("%s/%s: removed", esc(c->top), p[j].name);
+		}
+		syncfs(dfd);
+		warnx("nothing copied to %s", esc(c->top));
+		goto out;
+	}
+	if (syncfs(dfd))
+		warnx("%s: syncfs: %s", esc(c->top), strerror(errno));
+	/* read back: each new name an 8.3 entry without a long name */
+	free_dirlist(&dl);
+	if (read_dir(dfd, &dl)) {
+		warnx("%s: cannot read it back", esc(c->top));
+		bad = nsrc;
+	}
+	for (i = 0; i < nsrc && !bad; i++) {
+		for (k = 0; k < dl.n; k++)
+			if (fat83_eq_nocase(dl.e[k].alias, p[i].name))
+				break;
+		if (k == dl.n) {
+			warnx("%s/%s: not found after the copy", esc(c->top), p[i].name);
+			bad++;
+		} else if (dl.e[k].has_long) {
+			warnx("%s/%s: the mount gave it a long name (%s) besides %s",
+			      esc(c->top), p[i].name, esc(dl.e[k].name), dl.e[k].alias);
+			bad++;
+		}
+	}
+	for (i = 0; i < nsrc; i++)
+		printf("%s -> %s/%s\n", esc(p[i].src), esc(c->top), p[i].name);
+	printf("%s: %d file(s) copied to %s%s\n", prog, nsrc, esc(c->top),
+	       bad ? ", some with a long name (see above)" : "");
+out:
+	free_extra(&t);
+	free_dirlist(&dl);
+	free(p);
+	return failed ? 2 : bad ? 1 : 0;
+}
+
 /* ---------------------------------------------------- the boot partition -- */
 
 /* The ESP's type GUID C12A7328-F81F-11D2-BA4B-00A0C93EC93B as stored */
@@ -1575,6 +1787,7 @@ static void usage(FILE *f)
 "       fat83 fix [--dry-run] [--force] [--map FILE] [--journal FILE] DIR\n"
 "       fat83 undo [--journal FILE] DIR\n"
 "       fat83 name [--in DIR] NAME...\n"
+"       fat83 put [--dry-run] FILE... DIR\n"
 "       fat83 supported\n"
 "\n"
 "Names on a vfat volume that readers of 8.3 names only (printer firmware,\n"
@@ -1605,6 +1818,16 @@ static void usage(FILE *f)
 "                Exit status 0: all undone, 1: conflicts, 2: error.\n"
 "  name NAME...  print the 8.3 name fix would give each NAME; --in DIR: one\n"
 "                not taken in DIR.\n"
+"  put FILE... DIR  copy each FILE into DIR under the 8.3 name fix would give\n"
+"                it (CUBE1.GCO keeps its name; \"Benchy Final.gcode\" is\n"
+"                BENCHYFI.GCO), never over an existing file (the next free\n"
+"                name: BENCHYF1.GCO), for a file a program cannot write to a\n"
+"                nolongcreate mount itself (a slicer's export); prints\n"
+"                FILE -> DIR/NAME.  Each file is created under its final\n"
+"                name and fsync'd; on any error the files made are removed.\n"
+"                --dry-run: print, copy nothing.  Exit status 0: copied,\n"
+"                1: copied, but the mount gave one a long name, 2: error,\n"
+"                nothing copied.\n"
 "  supported     whether the running kernel's vfat takes the nolongcreate\n"
 "                mount option (needs root).  Exit status 0: yes, 1: no,\n"
 "                2: cannot tell.\n");
@@ -1648,7 +1871,7 @@ int main(int argc, char **argv)
 		return supported();
 	}
 	if (strcmp(sub, "check") && strcmp(sub, "fix") && strcmp(sub, "name") &&
-	    strcmp(sub, "undo")) {
+	    strcmp(sub, "undo") && strcmp(sub, "put")) {
 		warnx("unknown command '%s'", sub);
 		usage(stderr);
 		return 2;
@@ -1668,7 +1891,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if ((c.show_case && strcmp(sub, "check")) ||
-	    ((c.dry_run || mapfile) && strcmp(sub, "fix")) ||
+	    (c.dry_run && strcmp(sub, "fix") && strcmp(sub, "put")) ||
+	    (mapfile && strcmp(sub, "fix")) ||
 	    (in && strcmp(sub, "name")) || (c.force && strcmp(sub, "fix")) ||
 	    (c.journal && strcmp(sub, "fix") && strcmp(sub, "undo"))) {
 		warnx("%s: option not for this command", sub);
@@ -1710,6 +1934,18 @@ int main(int argc, char **argv)
 		return rc;
 	}
 
+	if (!strcmp(sub, "put")) {
+		if (argc - optind < 2) {
+			usage(stderr);
+			return 2;
+		}
+		fd = open_top(&c, argv[argc - 1]);
+		if (fd < 0)
+			return 2;
+		o = run_put(&c, fd, argv + optind, argc - 1 - optind);
+		close(fd);
+		return o;
+	}
 	if (optind != argc - 1) {
 		usage(stderr);
 		return 2;

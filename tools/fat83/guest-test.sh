@@ -29,7 +29,10 @@
 # Partition (MBR type 0xef on a partitioned loop device) and the mount points
 # /boot/efi /efi /boot refused, a read-only mount said before the plan, a
 # long name over 255 bytes (200 Latin-1 letters on a utf8 mount) reported
-# and skipped, and names printed as ls -b (\ooo).  Prints each command and
+# and skipped, names printed as ls -b (\ooo), and put: files copied onto a
+# nolongcreate mount (which refuses a slicer's CUBE1.GCO.tmp) under 8.3
+# names, never over one, in lower case on shortname=lower, nothing left
+# when the card fills up, no LFN slot in the raw entries.  Prints each command and
 # its output, and last
 # "fat83 guest test: N passed, N failed"; exit status 0 only if none failed
 # (the qemu-run.sh run fails otherwise).  The kernel's exact errno for a
@@ -457,6 +460,54 @@ shopt -u nullglob
 that "the over-255-byte name still there (${#g[@]})" test "${#g[@]}" = 1
 run 0 fat83 undo "$MNT"
 umount "$MNT"
+
+echo
+echo "=== put: files copied onto a nolongcreate mount under 8.3 names"
+img=/tmp/card-put.img
+rm -f "$img"
+truncate -s 16M "$img"
+mkfs.vfat "$img" >/dev/null
+H=$(mktemp -d)
+printf 'G1 X1\n' >"$H/CUBE1.GCO"
+printf 'G1 X2\n' >"$H/Benchy Final.gcode"
+mount -t vfat -o nolongcreate "$img" "$MNT"
+echo old >"$MNT/BENCHYFI.GCO"
+# what a slicer's export writes first: refused, which put is there for
+if cp "$H/CUBE1.GCO" "$MNT/CUBE1.GCO.tmp" 2>/dev/null; then
+	bad "the nolongcreate mount took CUBE1.GCO.tmp"
+else
+	ok "the nolongcreate mount refuses CUBE1.GCO.tmp (a slicer's temporary name)"
+fi
+list_before=$(listing)
+run 0 fat83 put --dry-run "$H/CUBE1.GCO" "$MNT"
+same "put --dry-run: nothing copied" "$list_before" "$(listing)"
+run 0 fat83 put "$H/CUBE1.GCO" "$H/Benchy Final.gcode" "$MNT"
+expect "^$H/CUBE1\\.GCO -> $MNT/CUBE1\\.GCO\$" "put: CUBE1.GCO keeps its name"
+expect "^$H/Benchy Final\\.gcode -> $MNT/BENCHYF1\\.GCO\$" "put: Benchy Final.gcode -> BENCHYF1.GCO (BENCHYFI.GCO taken)"
+that "put: CUBE1.GCO's content identical" cmp -s "$H/CUBE1.GCO" "$MNT/CUBE1.GCO"
+that "put: BENCHYF1.GCO's content identical" cmp -s "$H/Benchy Final.gcode" "$MNT/BENCHYF1.GCO"
+that "put: BENCHYFI.GCO untouched" test "$(cat "$MNT/BENCHYFI.GCO")" = old
+printf 'G1 X9\n' >"$H/CUBE1.GCO"
+run 0 fat83 put "$H/CUBE1.GCO" "$MNT"
+expect "^$H/CUBE1\\.GCO -> $MNT/CUBE11\\.GCO\$" "put again: never over CUBE1.GCO, CUBE11.GCO"
+that "put again: CUBE1.GCO not overwritten" test "$(cat "$MNT/CUBE1.GCO")" = "G1 X1"
+umount "$MNT"
+mount -t vfat -o nolongcreate,shortname=lower "$img" "$MNT"
+run 0 fat83 put "$H/Benchy Final.gcode" "$MNT"
+expect "^$H/Benchy Final\\.gcode -> $MNT/benchyf2\\.gco\$" "put on shortname=lower: typed in lower case (benchyf2.gco)"
+# a card that fills up at the second file: both removed, nothing left
+head -c 20000000 /dev/zero >"$H/BIG.BIN"
+list_before=$(listing)
+run 2 fat83 put "$H/CUBE1.GCO" "$H/BIG.BIN" "$MNT"
+expect 'big\.bin: No space left on device' "put on a full card: said"
+same "put on a full card: nothing left behind" "$list_before" "$(listing)"
+umount "$MNT"
+run 0 fat83-rawls "$img"
+for f in CUBE1.GCO BENCHYF1.GCO CUBE11.GCO BENCHYF2.GCO; do
+	that "raw: $f, no LFN slot" grep -qx -- "${f//./\\.}" <<<"$out"
+done
+run 0 fsck.vfat -n "$img"
+rm -rf "$H"
 
 echo
 echo "fat83 guest test: $pass passed, $fail failed"

@@ -107,5 +107,43 @@ expect 'FAT83UND\.LOG:1: not a journal line' "undo: a bad journal line, nothing 
 rm "$C/FAT83UND.LOG"
 that "the card as it was" test "$(listing)" = "$before"
 
+# put: files copied onto the card under the 8.3 names fix gives, never
+# over an existing one, nothing left behind on an error
+P=$T/put H=$T/home
+mkdir -p "$P" "$H"
+printf 'G1 X1\n' >"$H/CUBE1.GCO"
+printf 'G1 X2\n' >"$H/Benchy Final.gcode"
+printf 'G1 X3\n' >"$H/"$'ctl\001 x.gcode'
+head -c 100000 /dev/zero >"$H/BIG.BIN"
+echo old >"$P/BENCHYFI.GCO"
+C=$P
+before=$(listing)
+run 0 put --dry-run "$H/CUBE1.GCO" "$H/Benchy Final.gcode" "$P"
+expect "^$H/CUBE1\\.GCO -> $P/CUBE1\\.GCO\$" "put --dry-run: CUBE1.GCO keeps its name"
+that "put --dry-run: nothing copied" test "$(listing)" = "$before"
+run 0 put "$H/CUBE1.GCO" "$H/Benchy Final.gcode" "$H/"$'ctl\001 x.gcode' "$P"
+expect "^$H/CUBE1\\.GCO -> $P/CUBE1\\.GCO\$" "put: CUBE1.GCO -> CUBE1.GCO"
+expect "^$H/Benchy Final\\.gcode -> $P/BENCHYF1\\.GCO\$" "put: Benchy Final.gcode -> BENCHYF1.GCO (BENCHYFI.GCO exists)"
+expect "^$H/ctl\\\\001 x\\.gcode -> $P/CTLX\\.GCO\$" "put: the mapping escaped as ls -b"
+that "put: the existing BENCHYFI.GCO untouched" test "$(cat "$P/BENCHYFI.GCO")" = old
+that "put: the contents identical" cmp -s "$H/CUBE1.GCO" "$P/CUBE1.GCO"
+that "put: the contents identical (a long name)" cmp -s "$H/Benchy Final.gcode" "$P/BENCHYF1.GCO"
+printf 'G1 X9\n' >"$H/CUBE1.GCO"
+run 0 put "$H/CUBE1.GCO" "$P"
+expect "^$H/CUBE1\\.GCO -> $P/CUBE11\\.GCO\$" "put again: never over CUBE1.GCO: CUBE11.GCO"
+that "put again: CUBE1.GCO not overwritten" test "$(cat "$P/CUBE1.GCO")" = "G1 X1"
+that "put again: CUBE11.GCO the new content" cmp -s "$H/CUBE1.GCO" "$P/CUBE11.GCO"
+before=$(listing)
+FAKEVFAT_FULL=50000 run 2 put "$H/CUBE1.GCO" "$H/BIG.BIN" "$P"
+expect 'BIG\.BIN: No space left on device' "put on a full card: said"
+expect "CUBE12\\.GCO: removed" "put on a full card: the file copied before it removed"
+that "put on a full card: nothing left behind" test "$(listing)" = "$before"
+run 2 put "$H/CUBE1.GCO" "$H/no such file" "$P"
+expect 'no such file: No such file or directory' "put of a missing file: said"
+run 2 put "$H" "$P"
+expect 'not a regular file' "put of a directory: refused"
+that "put refused: nothing copied" test "$(listing)" = "$before"
+run 2 put "$H/CUBE1.GCO"
+
 echo "fat83 host test: $pass passed, $fail failed"
 [[ $fail == 0 ]]

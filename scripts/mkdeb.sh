@@ -231,9 +231,9 @@ cp "$REPO/dkms/debian/source/format" "$pkg/debian/source/"
 	done
 	echo "  * modprobe-fat, the modprobe rule of fat, vfat and msdos: the kernel's own"
 	echo "    modules where the running kernel refuses the DKMS-built ones."
-	echo "  * vfat-nolongcreate-tools: fat83 (check, fix, name, supported) from"
-	echo "    tools/fat83; nolongcreate-card and its udev rule for udisks2 from"
-	echo "    tools/card."
+	echo "  * vfat-nolongcreate-tools: fat83 (check, fix, undo, put, name,"
+	echo "    supported) from tools/fat83; nolongcreate-card and its udev rule for"
+	echo "    udisks2 from tools/card."
 	echo
 	echo " -- $MAINT  $(date -R -u -d "@$SOURCE_DATE_EPOCH")"
 } >"$pkg/debian/changelog"

@@ -3,7 +3,8 @@
 #
 # tools/card/host-test.sh [NOLONGCREATE_CARD]: how nolongcreate-card reads
 # a hand-edited list of cards (NOLONGCREATE_CARDS, a temporary file): the
-# entries "list" prints and the lines it warns about.  Nothing is marked,
+# entries "list" prints and the lines it warns about; a mount point given
+# for a device.  Nothing is marked,
 # no udev event is sent.  Prints "ok:"/"FAIL:" lines and last
 # "card host test: N passed, N failed"; exit status 0 only if none failed.
 set -uo pipefail
@@ -37,6 +38,31 @@ for l in 7:FOO=bar 8:UUID=; do
 	fi
 done
 if [[ $(wc -l <"$T/err") == 2 ]]; then ok "list: no other warning"; else bad "list: $(wc -l <"$T/err") warnings, want 2"; fi
+
+# a mount point stands for the device mounted there; a directory that is
+# not one is refused, nothing marked
+rc=0
+NOLONGCREATE_CARDS=$T/cards bash "$CARD" mark "$T" >"$T/out" 2>&1 || rc=$?
+if [[ $rc == 2 ]] && grep -q "$T: not a mount point" "$T/out"; then
+	ok "mark DIR: not a mount point, exit 2"
+else
+	bad "mark DIR: exit $rc, $(cat "$T/out")"
+fi
+src=$(findmnt -n -o SOURCE -M /)
+rc=0
+NOLONGCREATE_CARDS=$T/cards bash "$CARD" mark / >"$T/out" 2>&1 || rc=$?
+if [[ $rc == 2 ]] && grep -qF "nolongcreate-card: $src: " "$T/out"; then
+	ok "mark /: the device mounted there ($src) is judged: $(cat "$T/out")"
+else
+	bad "mark /: exit $rc, $(cat "$T/out") (want $src judged)"
+fi
+rc=0
+bash "$CARD" status "$T" >"$T/out" 2>&1 || rc=$?
+if [[ $rc == 2 ]] && grep -q "$T: not a mount point" "$T/out"; then
+	ok "status DIR: not a mount point, exit 2"
+else
+	bad "status DIR: exit $rc, $(cat "$T/out")"
+fi
 
 echo "card host test: $pass passed, $fail failed"
 [[ $fail == 0 ]]

@@ -306,10 +306,12 @@ run_suite() {
 		# only when 4-byte aligned; the zeros before it are skipped
 		truncate -s %512 "$T/initrd"
 		cat "$T/overlay.cpio" >>"$T/initrd"
-		# memory: the initramfs unpacked while it is still loaded (the
-		# slicer's layer: 1.1 GB unpacked on Debian 13), and 1 GB
+		# memory: the initramfs unpacks into a tmpfs of half the memory,
+		# while it is still loaded (the root and the slicer's layer: over
+		# 2 GB unpacked on Debian 13, "Initramfs unpacking failed: write
+		# error" with 4 GB), and 1 GB
 		mem=2048
-		[[ $dkms == 1 ]] && mem=4096
+		[[ $dkms == 1 ]] && mem=8192
 		step "boot: Debian $DEBVER ($SUITE), $KREL, $([[ $dkms == 1 ]] && echo "with the DKMS-built fat modules" || echo "its own fat modules (no nolongcreate)")"
 		t0=$SECONDS
 		out=$W/out-$SUITE-$dkms.txt

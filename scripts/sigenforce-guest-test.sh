@@ -96,7 +96,7 @@ if [ "$ENFORCE" = 1 ]; then
 	check "/boot/efi mounts again" systemctl start boot-efi.mount
 	mkdir -p /mnt/t
 	check "mount -o nolongcreate is refused (EINVAL): this kernel's vfat lacks the option" \
-		sh -c '! mount -t vfat -o nolongcreate "$0" /mnt/t 2>/tmp/err; cat /tmp/err; grep -q "Invalid argument\|bad option\|wrong fs type" /tmp/err' "$PRINTER"
+		sh -c '! mount -t vfat -o nolongcreate "$0" /mnt/t 2>/tmp/err; cat /tmp/err; grep -q "Invalid argument\|bad option\|wrong fs type\|Unknown parameter" /tmp/err' "$PRINTER"
 	umount /mnt/t 2>/dev/null
 else
 	check "module.sig_enforce is off" grep -qx N /sys/module/module/parameters/sig_enforce

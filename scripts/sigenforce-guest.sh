@@ -83,7 +83,7 @@ if [[ ${#SUITES[@]} -gt 1 ]]; then
 	[[ -n $DEB_UNDER_TEST ]] && args+=(--deb "$DEB_UNDER_TEST")
 	tp=0 tf=0
 	for suite in "${SUITES[@]}"; do
-		out=$("$0" --suite "$suite" "${args[@]}" --cache "$CACHE" --timeout "$TIMEOUT" 2>&1)
+		out=$("$0" --suite "$suite" "${args[@]}" --cache "$CACHE" --timeout "$TIMEOUT" 2>&1) || true
 		printf '%s\n' "$out"
 		read -r sp _ sf _ < <(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1) ||
 			{ sp=0 sf=1; }

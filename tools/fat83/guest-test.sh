@@ -125,12 +125,17 @@ EXPECT_RAW=(
 	"OK.TXT" "README.TXT"
 )
 
+# blank_card IMAGE: a new empty 16 MiB vfat image
+blank_card() {
+	rm -f "$1"
+	truncate -s 16M "$1"
+	mkfs.vfat "$1" >/dev/null
+}
+
 # make_card mtools|linux IMAGE
 make_card() {
 	local how=$1 img=$2 f src
-	rm -f "$img"
-	truncate -s 16M "$img"
-	mkfs.vfat "$img" >/dev/null
+	blank_card "$img"
 	src=$(mktemp -d)
 	for f in "${CONTENT[@]}"; do
 		mkdir -p "$src/$(dirname "$f")"
@@ -273,9 +278,7 @@ done
 echo
 echo "=== an interrupted fix (kill -9 during the renames, on a sync mount)"
 N=400 D=$MNT/MANY # (a subdirectory: FAT16's fixed root holds 512 slots)
-rm -f /tmp/card-kill.img
-truncate -s 16M /tmp/card-kill.img
-mkfs.vfat /tmp/card-kill.img >/dev/null
+blank_card /tmp/card-kill.img
 mount -t vfat /tmp/card-kill.img "$MNT"
 mkdir "$D"
 for ((i = 0; i < N; i++)); do printf '%d\n' "$i" >"$D/$(printf %03d "$i") a long name.gcode"; done
@@ -327,9 +330,7 @@ echo "# fat83-rawls: $(tail -n 1 <<<"$out")"
 echo
 echo "=== what fix leaves alone: dot-names, hidden and system entries, System Volume Information"
 img=/tmp/card-alone.img
-rm -f "$img"
-truncate -s 16M "$img"
-mkfs.vfat "$img" >/dev/null
+blank_card "$img"
 src=$(mktemp -d)
 echo x >"$src/f"
 mmd -i "$img" ::/.Trash-1000 ::/.Trash-1000/files "::/System Volume Information" "::/Hidden Long Dir"
@@ -438,9 +439,7 @@ umount "$MNT"
 echo
 echo "=== a long name over 255 bytes (UTF-8), and names printed as ls -b does"
 img=/tmp/card-255.img
-rm -f "$img"
-truncate -s 16M "$img"
-mkfs.vfat "$img" >/dev/null
+blank_card "$img"
 # written on an iso8859-1 mount (the kernel default here): one byte a letter
 mount -t vfat -o iocharset=iso8859-1 "$img" "$MNT"
 long=$(printf '\xe4%.0s' $(seq 200))
@@ -469,9 +468,7 @@ umount "$MNT"
 echo
 echo "=== put: files copied onto a nolongcreate mount under 8.3 names"
 img=/tmp/card-put.img
-rm -f "$img"
-truncate -s 16M "$img"
-mkfs.vfat "$img" >/dev/null
+blank_card "$img"
 H=$(mktemp -d)
 printf 'G1 X1\n' >"$H/CUBE1.GCO"
 printf 'G1 X2\n' >"$H/Benchy Final.gcode"

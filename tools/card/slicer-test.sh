@@ -51,6 +51,14 @@ slice() {
 	sed 's/^/#   /' /tmp/slice.out | tail -n 8
 	echo "#   (exit $slice_rc, $((SECONDS - t0)) s)"
 }
+# put FILE... DIR: fat83 put as the desktop's user; its output in
+# /tmp/put.out, its exit status in put_rc
+put() {
+	echo "# \$ fat83 put $*   (as owner)"
+	as_owner fat83 put "$@" >/tmp/put.out 2>&1
+	put_rc=$?
+	sed 's/^/#   /' /tmp/put.out
+}
 listing() { (cd "$1" && find . -printf '%y %s %p\n' | LC_ALL=C sort); }
 
 echo "# --- the slicer: Debian's prusa-slicer on a marked card, an unmarked one, and fat83 put"
@@ -82,10 +90,7 @@ cp /tmp/slice.out /tmp/slice-marked.out
 # (c) the way that works: the home folder, then fat83 put
 slice "$HOMEDIR/CUBE1.GCO"
 check "slicer, home folder: exit 0, G-code written" sh -c "test $slice_rc = 0 && grep -q '^G1 ' $HOMEDIR/CUBE1.GCO"
-echo "# \$ fat83 put $HOMEDIR/CUBE1.GCO $MP   (as owner)"
-as_owner fat83 put "$HOMEDIR/CUBE1.GCO" "$MP" >/tmp/put.out 2>&1
-put_rc=$?
-sed 's/^/#   /' /tmp/put.out
+put "$HOMEDIR/CUBE1.GCO" "$MP"
 check "fat83 put: exit 0, the mapping CUBE1.GCO -> CUBE1.GCO printed" \
 	sh -c "test $put_rc = 0 && grep -qx '$HOMEDIR/CUBE1.GCO -> $MP/CUBE1.GCO' /tmp/put.out"
 check "fat83 put: the card has CUBE1.GCO, G-code" is_gcode "$MP/CUBE1.GCO"
@@ -93,9 +98,7 @@ check "fat83 put: the same bytes as the export" cmp "$HOMEDIR/CUBE1.GCO" "$MP/CU
 check "fat83 put: CUBE1.GCO is an 8.3 entry of its own (no long name: fat83 check lists only the card's old long name)" \
 	sh -c "fat83 check '$MP' >/tmp/check.out; grep -q 'CUBE1' /tmp/check.out && exit 1; grep -q '^Old Long Name.gcode: ' /tmp/check.out"
 cp "$HOMEDIR/CUBE1.GCO" "$HOMEDIR/Cube Final.gcode"
-as_owner fat83 put "$HOMEDIR/CUBE1.GCO" "$HOMEDIR/Cube Final.gcode" "$MP" >/tmp/put.out 2>&1
-put_rc=$?
-sed 's/^/#   /' /tmp/put.out
+put "$HOMEDIR/CUBE1.GCO" "$HOMEDIR/Cube Final.gcode" "$MP"
 check "fat83 put again: never over CUBE1.GCO (CUBE11.GCO), a long name as CUBEFINA.GCO" \
 	sh -c "test $put_rc = 0 && grep -qx '$HOMEDIR/CUBE1.GCO -> $MP/CUBE11.GCO' /tmp/put.out && grep -qx '$HOMEDIR/Cube Final.gcode -> $MP/CUBEFINA.GCO' /tmp/put.out && cmp -s '$HOMEDIR/CUBE1.GCO' '$MP/CUBE11.GCO'"
 umount_all

@@ -206,6 +206,14 @@ static int rename_to(const char *from, const char *to)
 	return rename(at(old, from), at(new, to)) ? errno : 0;
 }
 
+static int exchange(const char *a, const char *b)
+{
+	char path_a[PATH_MAX], path_b[PATH_MAX];
+
+	return renameat2(AT_FDCWD, at(path_a, a), AT_FDCWD, at(path_b, b),
+			 RENAME_EXCHANGE) ? errno : 0;
+}
+
 static int stat_name(const char *name, struct stat *st)
 {
 	char path[PATH_MAX];
@@ -318,6 +326,40 @@ static int read_image(unsigned char *buf)
 	n = pread(fd, buf, IMAGE_SIZE, 0);
 	close(fd);
 	return n == IMAGE_SIZE ? 0 : -1;
+}
+
+/*
+ * The entries in use in the image's root directory: 8.3 entries in
+ * @used, long name slots in @lfn, and the first 8.3 entry's 11 bytes,
+ * NUL-terminated, in @first (12 bytes).  0 or -1.
+ */
+static int root_entries(int *used, int *lfn, char *first)
+{
+	unsigned char *image, *de;
+	int i;
+
+	image = malloc(IMAGE_SIZE);
+	if (!image || read_image(image)) {
+		free(image);
+		return -1;
+	}
+	*used = *lfn = 0;
+	first[0] = '\0';
+	for (i = 0; i < ROOT_ENTRIES; i++) {
+		de = image + ROOT_DIR + 32 * i;
+		if (de[0] == 0x00)
+			break;
+		if (de[0] == 0xe5)	/* deleted */
+			continue;
+		if (de[11] == 0x0f) {	/* long name slot */
+			(*lfn)++;
+		} else if (!(*used)++) {
+			memcpy(first, de, 11);
+			first[11] = '\0';
+		}
+	}
+	free(image);
+	return 0;
 }
 
 /*
@@ -520,6 +562,107 @@ TEST_F(nolongcreate, rename_onto_existing_long_name)
 	EXPECT_STREQ("new", buf);
 }
 
+/*
+ * "Long Report.txt" holding @data, made on a mount without the option,
+ * whose 8.3 alias is "LONGRE~1.TXT"; leaves the volume mounted with
+ * nolongcreate, where both names are found and are the same file
+ */
+static void make_long_report(struct __test_metadata *_metadata,
+			     struct vol *vol, const char *data)
+{
+	struct stat st_long, st_alias;
+	char first[12];
+	int used, lfn;
+
+	ASSERT_EQ(0, vol_mount(vol, "vfat", NULL));
+	ASSERT_EQ(0, create_file("Long Report.txt", data));
+	ASSERT_EQ(0, vol_umount());
+	ASSERT_EQ(0, root_entries(&used, &lfn, first));
+	ASSERT_EQ(1, used);
+	ASSERT_EQ(2, lfn);
+	ASSERT_STREQ("LONGRE~1TXT", first);
+
+	ASSERT_EQ(0, vol_mount(vol, "vfat", "nolongcreate"));
+	ASSERT_EQ(1, mount_has_opt("nolongcreate"));
+	ASSERT_EQ(0, stat_name("Long Report.txt", &st_long));
+	ASSERT_EQ(0, stat_name("LONGRE~1.TXT", &st_alias));
+	ASSERT_EQ(st_long.st_ino, st_alias.st_ino);
+}
+
+/*
+ * The volume holds "Long Report.txt" and nothing else: one 8.3 entry,
+ * its alias, with its two long name slots; after mounting again readdir
+ * shows the long name, whose file holds @data.  Leaves it mounted.
+ */
+static void check_long_report(struct __test_metadata *_metadata,
+			      struct vol *vol, const char *data)
+{
+	char buf[64];
+	int used, lfn;
+
+	ASSERT_EQ(0, root_entries(&used, &lfn, buf));
+	ASSERT_EQ(1, used);
+	EXPECT_EQ(2, lfn);
+	EXPECT_STREQ("LONGRE~1TXT", buf);
+
+	ASSERT_EQ(0, vol_mount(vol, "vfat", "nolongcreate"));
+	ASSERT_EQ(1, list_root(buf, sizeof(buf)));
+	EXPECT_STREQ("Long Report.txt/", buf);
+	ASSERT_EQ(0, read_file("Long Report.txt", buf, sizeof(buf)));
+	EXPECT_STREQ(data, buf);
+}
+
+/* open(O_CREAT) of the 8.3 alias opens the long-named file: no new entry */
+TEST_F(nolongcreate, creat_of_alias_opens_existing)
+{
+	struct stat st_long, st_fd;
+	char path[PATH_MAX];
+	int fd;
+
+	make_long_report(_metadata, &self->vol, "old");
+	ASSERT_EQ(0, stat_name("Long Report.txt", &st_long));
+	fd = open(at(path, "LONGRE~1.TXT"), O_CREAT | O_WRONLY | O_APPEND,
+		  0644);
+	ASSERT_LE(0, fd) TH_LOG("open: %s", strerror(errno));
+	ASSERT_EQ(0, fstat(fd, &st_fd));
+	EXPECT_EQ(st_long.st_ino, st_fd.st_ino);
+	EXPECT_EQ(3, write(fd, "new", 3));
+	close(fd);
+	ASSERT_EQ(0, vol_umount());
+
+	check_long_report(_metadata, &self->vol, "oldnew");
+}
+
+/* rename() onto the 8.3 alias replaces the file and keeps the long name */
+TEST_F(nolongcreate, rename_onto_alias_keeps_long_name)
+{
+	make_long_report(_metadata, &self->vol, "old");
+	ASSERT_EQ(0, create_file("a.txt", "new"));
+	EXPECT_EQ(0, rename_to("a.txt", "LONGRE~1.TXT"));
+	ASSERT_EQ(0, vol_umount());
+
+	check_long_report(_metadata, &self->vol, "new");
+}
+
+/* RENAME_EXCHANGE writes no name: it swaps a long and an 8.3 name */
+TEST_F(nolongcreate, rename_exchange_with_long_name)
+{
+	char buf[64];
+
+	make_long_report(_metadata, &self->vol, "long");
+	ASSERT_EQ(0, create_file("SHORT.TXT", "short"));
+	EXPECT_EQ(0, exchange("Long Report.txt", "SHORT.TXT"));
+	ASSERT_EQ(0, vol_umount());
+
+	ASSERT_EQ(0, vol_mount(&self->vol, "vfat", "nolongcreate"));
+	ASSERT_EQ(2, list_root(buf, sizeof(buf)));
+	EXPECT_STREQ("Long Report.txt/SHORT.TXT/", buf);
+	ASSERT_EQ(0, read_file("Long Report.txt", buf, sizeof(buf)));
+	EXPECT_STREQ("short", buf);
+	ASSERT_EQ(0, read_file("SHORT.TXT", buf, sizeof(buf)));
+	EXPECT_STREQ("long", buf);
+}
+
 enum op { OP_CREATE, OP_MKDIR, OP_RENAME, OP_RENAME_DIR };
 
 /* What @op starts from: a file SRC.TXT, or a directory SRCDIR with a file */
@@ -637,9 +780,8 @@ static void check_accepted(struct __test_metadata *_metadata,
 			   struct vol *vol, const char *name,
 			   const char *entry, enum op op)
 {
-	unsigned char *image, *de;
 	char buf[64], expect[64], path[64];
-	int i, used = 0, lfn = 0;
+	int used, lfn;
 	struct stat st;
 
 	ASSERT_EQ(0, vol_mount(vol, "vfat", "nolongcreate"));
@@ -648,24 +790,9 @@ static void check_accepted(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, do_op(op, name));
 	ASSERT_EQ(0, vol_umount());
 
-	image = malloc(IMAGE_SIZE);
-	ASSERT_NE(NULL, image);
-	ASSERT_EQ(0, read_image(image));
-	for (i = 0; i < ROOT_ENTRIES; i++) {
-		de = image + ROOT_DIR + 32 * i;
-		if (de[0] == 0x00)
-			break;
-		if (de[0] == 0xe5)	/* deleted */
-			continue;
-		if (de[11] == 0x0f)	/* long name slot */
-			lfn++;
-		else if (!used++)
-			memcpy(buf, de, 11);
-	}
-	free(image);
+	ASSERT_EQ(0, root_entries(&used, &lfn, buf));
 	ASSERT_EQ(1, used);
 	EXPECT_EQ(0, lfn);
-	buf[11] = '\0';
 	EXPECT_STREQ(entry, buf);
 
 	ASSERT_EQ(0, vol_mount(vol, "vfat", "nolongcreate"));

@@ -101,15 +101,28 @@ trixie) DEBVER=13 LINE=6.12 ;;
 esac
 
 step "Debian $DEBVER's kernel and the DKMS-built modules: scripts/deb-check.sh --export (kept while the package is the same)"
-EXPORT=$CACHE/deb-check-$DEBVER/export
-"$REPO/scripts/deb-check.sh" --suite "$SUITE" --line "$LINE" --cache "$CACHE" --export "$EXPORT" --reuse-export |
-	tail -n 2 || die "deb-check.sh --suite $SUITE failed"
+# The export is shared: another run (card-guest.sh of another checkout)
+# may make it again, for its package, before this one boots.  So, under
+# the runner's lock, made (or kept) and copied here (~20 MB), and that
+# copy is what this run boots.
+if [[ -z ${VFAT_NOLONGCREATE_LOCKED:-} ]]; then
+	exec 9>"$CACHE/.lock"
+	flock 9
+fi
+SHARED_EXPORT=$CACHE/deb-check-$DEBVER/export
+VFAT_NOLONGCREATE_LOCKED=1 "$REPO/scripts/deb-check.sh" --suite "$SUITE" --line "$LINE" --cache "$CACHE" \
+	--export "$SHARED_EXPORT" --reuse-export | tail -n 2 || die "deb-check.sh --suite $SUITE failed"
+EXPORT=$W/export-$SUITE
+rm -rf "$EXPORT"
+cp -a "$SHARED_EXPORT" "$EXPORT"
+[[ -n ${VFAT_NOLONGCREATE_LOCKED:-} ]] || exec 9>&-
 # the package (deb-check.sh makes it with mkdeb.sh --reuse): the .debs of
 # the export, of the same build as its modules (mkdeb.sh's copies in the
 # cache go whenever the package is made again)
 DEB='' TOOLS_DEB=''
 # shellcheck source=/dev/null
 . "$EXPORT/export.env" # PKGVER SUITE KREL KVERSION LINE DEB TOOLS_DEB
+DEB=$EXPORT/${DEB##*/} TOOLS_DEB=$EXPORT/${TOOLS_DEB##*/}
 VMLINUZ=$EXPORT/$KREL/boot/vmlinuz-$KREL
 [[ -f $VMLINUZ ]] || die "no $VMLINUZ"
 [[ -f $DEB && -f $TOOLS_DEB ]] || die "$EXPORT: no .debs (${DEB:-DEB not in export.env}, ${TOOLS_DEB:-TOOLS_DEB not in export.env})"

@@ -118,8 +118,8 @@ fi
 SHARED_EXPORT=$CACHE/deb-check-$DEBVER/export
 VFAT_NOLONGCREATE_LOCKED=1 "$REPO/scripts/deb-check.sh" --suite "$SUITE" --line "$LINE" --cache "$CACHE" \
 	--export "$SHARED_EXPORT" --reuse-export | tail -n 2 || die "deb-check.sh --suite $SUITE failed"
-EXPORT=$W/export-$SUITE
-rm -rf "$EXPORT"
+EXPORT=$W/export-$SUITE.$$
+trap 'rm -rf "$EXPORT"' EXIT
 cp -a "$SHARED_EXPORT" "$EXPORT"
 [[ -n ${VFAT_NOLONGCREATE_LOCKED:-} ]] || exec 9>&-
 # the package (deb-check.sh makes it with mkdeb.sh --reuse): the .debs of

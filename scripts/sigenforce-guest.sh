@@ -272,7 +272,7 @@ for enforce in "${MODES[@]}"; do
 	vardisk=()
 	if [[ $DEBVER == 13 ]]; then
 		# (no metadata checksums: crc32c need not be loaded)
-		mkfs.ext4 -q -F -L VAR -O ^metadata_csum -d "$V" "$T/var.img" 1G ||
+		mkfs.ext4 -q -F -L VAR -O ^metadata_csum -d "$V" "$T/var.img" 1G >/dev/null ||
 			die "mkfs.ext4 -d $V failed"
 		vardisk=(-drive "file=$T/var.img,if=none,id=var,format=raw" -device "virtio-blk-pci,drive=var,serial=var")
 	fi

@@ -48,9 +48,7 @@ scripts/sigenforce-guest-test.sh:
                 .deb (default: the one of deb-check.sh's export, whose
                 modules the guest loads); an older package without one
                 shows what happened before
-                (module.sig_enforce=1: /boot/efi fails, emergency mode;
-                on Debian 13, with /var mounted late, also the package of
-                before the copies, 6.12+nlc121)
+                (module.sig_enforce=1: /boot/efi fails, emergency mode)
 
 Writes the guests' output to CACHE/sigenforce-guest/out-SUITE-ENFORCE.txt.
 Prints the TAP and "N passed, N failed, N skipped".  Exit status: 0 all

@@ -38,14 +38,16 @@ up with apt-cache in the root when the tarball is made.
   1. apt-get install the .deb (it pulls linux-source-LINE, the newest):
      exit 0, and for the OLDER kernel, whose sources are not that
      linux-source, one line saying why nothing is built; modinfo -k
-     finds the stock vfat there;
+     finds the stock vfat there, and the package keeps no copies of it;
   1b. apt-get install the tools .deb (fat83, same source): exit 0, fat83
      name prints BENCHYFI.GCO for "Benchy Final.gcode", fat83 check of a
      directory not on FAT exits 2;
   2. apt-get install linux-image-NEWER linux-headers-NEWER: exit 0, the
      package's kernel hook builds fat, vfat and msdos for it, and
      modinfo -k NEWER finds them in updates/dkms with the package's
-     version;
+     version; the hook's copies of the kernel's own three in
+     /usr/lib/vfat-nolongcreate-dkms/stock/NEWER/ are the files dkms
+     left in kernel/fs/fat (Debian 12) or moved to /var/lib/dkms (13);
   2b. apt-get install --reinstall linux-source-LINE, which fires the
      package's trigger (as a new linux-source would): exit 0, the OLDER
      kernel refused again in one line, the NEWER one left alone;
@@ -53,12 +55,20 @@ up with apt-cache in the root when the tarball is made.
      module.sig_enforce is Y (NLC_SYSFS): exit 0, one line saying that
      the running kernel loads only signed modules; the modprobe rule of
      fat, vfat and msdos installed;
+  2d. mkinitramfs for NEWER with vfat in its modules list (a config
+     directory of its own, MODULES=list): the initramfs holds the
+     modprobe rule, the package's vfat, modprobe-fat, insmod, modinfo,
+     flock and the copies of the kernel's own fat, vfat, msdos; in it
+     (chroot) modinfo reads the package's vfat and modprobe shows the
+     rule;
   3. a deliberately broken build (an #error in the package's sources, the
      NEWER kernel's modules removed, apt-get install --reinstall of its
      linux-headers, whose hook builds): exit 0, one line saying the build
      failed, the stock vfat again;
-  4. apt-get purge --autoremove of the packages, then of the NEWER
-     kernel: exit 0, and the root's files (path, type, size, mode; the
+  4. apt-get purge of the NEWER kernel (exit 0; its copies of the
+     kernel's own modules are gone: the package's postrm.d hook), then
+     apt-get purge --autoremove of the packages, and apt-get autoremove
+     --purge: exit 0, and the root's files (path, type, size, mode; the
      content of the kernels' modules.* indexes) are as before step 1
      (dpkg's and apt's own state and logs aside, and dkms's signing key
      /var/lib/dkms/mok.*, which dkms makes on its first build and keeps).
@@ -302,6 +312,8 @@ echo "  apt-get exit status: $rc ($((SECONDS - t0)) s)"
 got=$(resolve "$KOLD" vfat)
 echo "  modinfo -k $KOLD -n vfat: $got"
 [[ $got == "/lib/modules/$KOLD/kernel/fs/fat/vfat.ko"* ]] || problems+=("1: vfat of $KOLD resolves to $got")
+STOCK=/usr/lib/vfat-nolongcreate-dkms/stock
+[[ ! -e $R$STOCK/$KOLD ]] || problems+=("1: copies of the stock modules of $KOLD, for which nothing was built: $(ls "$R$STOCK/$KOLD")")
 
 t0=$SECONDS
 step "1b. apt-get install ./${TOOLS_DEB##*/}: fat83"
@@ -336,6 +348,21 @@ for m in fat vfat msdos; do
 	[[ $got == "$M/$m.ko"* && $ver == "$PKGVER" ]] || problems+=("2: $m of $KNEW is $got version ${ver:--}, not $M/$m.ko* version $PKGVER")
 done
 echo "  dkms status: $(in_root dkms status | paste -sd';')"
+# the kernel hook's copies of the kernel's own modules, on the root
+# filesystem: the files dkms left in kernel/fs/fat (3.0) or moved (3.2)
+O=/var/lib/dkms/vfat-nolongcreate/original_module/$KNEW/x86_64
+for m in fat vfat msdos; do
+	orig=''
+	for f in "$R/lib/modules/$KNEW/kernel/fs/fat/$m.ko"* "$R$O/$m.ko"*; do
+		[[ -f $f ]] && { orig=$f; break; }
+	done
+	copy=''
+	for f in "$R$STOCK/$KNEW/$m.ko"*; do [[ -f $f ]] && copy=$f; done
+	echo "  $STOCK/$KNEW/${copy##*/}: $(if [[ -n $copy && -n $orig ]] && cmp -s "$copy" "$orig"; then echo "the same as ${orig#"$R"}"; else echo "NOT the kernel's own (${orig#"$R"})"; fi)"
+	[[ -n $copy && -n $orig ]] && cmp -s "$copy" "$orig" ||
+		problems+=("2: no copy of the kernel's own $m.ko of $KNEW in $STOCK/$KNEW, or not the same as ${orig:-none}")
+done
+[[ $(find "$R$STOCK/$KNEW" -type f 2>/dev/null | wc -l) == 3 ]] || problems+=("2: $STOCK/$KNEW holds other than 3 files")
 
 if [[ -n $EXPORT && ${#problems[@]} == 0 ]]; then
 	step "export of $KNEW for qemu-run.sh --distro-kernel: $EXPORT"
@@ -347,6 +374,12 @@ if [[ -n $EXPORT && ${#problems[@]} == 0 ]]; then
 	(cd "$S" && cp --parents modules.order modules.builtin modules.builtin.modinfo "$E/modules/")
 	(cd "$S" && find kernel updates -name '*.ko*' \( -path 'updates/*' -o -name 'loop.ko*' -o -name 'nls_*.ko*' \
 		-o -path 'kernel/fs/fat/*' \) -exec cp --parents {} "$E/modules/" \;)
+	# ext4 and the modules it needs, for sigenforce-guest.sh's /var on a
+	# disk of its own
+	for f in $(in_root modprobe -S "$KNEW" --show-depends ext4 | awk '$1 == "insmod" { print $2 }'); do
+		f=${f#/usr}
+		(cd "$S" && cp --parents "${f#"/lib/modules/$KNEW/"}" "$E/modules/") || problems+=("export: cannot copy $f")
+	done
 	# dkms 3.2 (Debian 13) moves the kernel's own fat modules aside while
 	# the package's are installed (and back on removal): the stock ones,
 	# for --no-dkms and the vermagic check, from where it keeps them
@@ -358,6 +391,9 @@ if [[ -n $EXPORT && ${#problems[@]} == 0 ]]; then
 		cp "${f%.origin}" "$E/modules/${orig#"/lib/modules/$KNEW/"}"
 		echo "  ${orig#"/lib/modules/$KNEW/"}: the stock module, kept by dkms in ${O#"$R"}"
 	done
+	# the package's copies of the kernel's own (the guests install them
+	# where the package's kernel hook made them)
+	cp -a "$R$STOCK/$KNEW" "$E/stock"
 	# the packages these modules are of: the guests install the tools
 	# .deb of the same build
 	cp "$DEB" "$TOOLS_DEB" "$EXPORT/"
@@ -413,6 +449,46 @@ echo "  /usr/lib/modprobe.d/vfat-nolongcreate.conf: install rules of fat, vfat, 
 [[ $got == 3 ]] || problems+=("2c: the modprobe rules of fat, vfat and msdos, or modprobe-fat, are not installed ($got)")
 
 t0=$SECONDS
+step "2d. mkinitramfs for $KNEW with vfat in it: what the initramfs holds"
+# A config directory of its own (the root's /etc stays as it was):
+# MODULES=list, vfat in its modules list, gzip.
+IC=/tmp/nlc-initramfs
+rm -rf "$R$IC"
+mkdir -p "$R$IC/conf"
+cp -a "$R/etc/initramfs-tools/." "$R$IC/conf/"
+sed -i -e 's/^MODULES=.*/MODULES=list/' -e 's/^COMPRESS=.*/COMPRESS=gzip/' "$R$IC/conf/initramfs.conf"
+echo vfat >>"$R$IC/conf/modules"
+rc=0
+in_root mkinitramfs -d "$IC/conf" -o "$IC/initrd.img" "$KNEW" >"$W/2d-initramfs.log" 2>&1 || rc=$?
+echo "  mkinitramfs exit status: $rc ($((SECONDS - t0)) s)"
+[[ $rc == 0 ]] || { tail -n 30 "$W/2d-initramfs.log" >&2; problems+=("2d: mkinitramfs: exit $rc"); }
+in_root lsinitramfs "$IC/initrd.img" >"$W/2d-lsinitramfs.txt" 2>&1 || problems+=("2d: lsinitramfs failed")
+for want in "usr/lib/modprobe.d/vfat-nolongcreate.conf" "usr/lib/modules/$KNEW/updates/dkms/vfat.ko" \
+	usr/lib/vfat-nolongcreate-dkms/modprobe-fat usr/sbin/insmod usr/sbin/modinfo usr/bin/flock \
+	"usr/lib/vfat-nolongcreate-dkms/stock/$KNEW/fat.ko" "usr/lib/vfat-nolongcreate-dkms/stock/$KNEW/vfat.ko" \
+	"usr/lib/vfat-nolongcreate-dkms/stock/$KNEW/msdos.ko"; do
+	# (/lib, /sbin: links to usr/ in the initramfs, or not; .ko or .ko.xz)
+	got=$(awk -v w="${want#usr/}" '{ p = $0; sub(/^usr\//, "", p); sub(/\.xz$/, "", p) } p == w { print; exit }' "$W/2d-lsinitramfs.txt")
+	echo "  initramfs: ${got:-NO $want}"
+	[[ -n $got ]] || problems+=("2d: the initramfs lacks $want")
+done
+# in the initramfs: the programs modprobe-fat runs, modinfo reading the
+# package's vfat, and modprobe showing the rule
+mkdir -p "$R$IC/x"
+in_root sh -c "cd $IC/x && unmkinitramfs $IC/initrd.img . && { [ ! -d main ] || cd main; } && pwd" >"$W/2d-unpack.txt" 2>&1 ||
+	problems+=("2d: unmkinitramfs failed")
+X=$(tail -n 1 "$W/2d-unpack.txt")
+# (no /dev there: the paths command -v finds are printed)
+# shellcheck disable=SC2016 # expanded in the initramfs
+in_root chroot "$X" /bin/sh -c 'PATH=/usr/sbin:/usr/bin:/sbin:/bin; for t in insmod modinfo flock uname cat rmmod; do command -v $t || echo "no $t"; done
+	for f in /lib/modules/'"$KNEW"'/updates/dkms/vfat.ko*; do modinfo -F version "$f"; done' >"$W/2d-chroot.txt" 2>&1
+rules=$(in_root chroot "$X" /usr/sbin/modprobe --showconfig 2>&1 | grep -c "^install \(fat\|vfat\|msdos\) .*/modprobe-fat ")
+echo "  in the initramfs (chroot): the programs modprobe-fat runs there: $(head -n 6 "$W/2d-chroot.txt" | paste -sd' '); modinfo -F version of the package's vfat: $(tail -n +7 "$W/2d-chroot.txt" | paste -sd' '); install rules of fat, vfat, msdos: $rules"
+[[ $(grep -c '^/' "$W/2d-chroot.txt") == 6 && $(tail -n +7 "$W/2d-chroot.txt") == "$PKGVER" && $rules == 3 ]] ||
+	problems+=("2d: in the initramfs: not all of the programs modprobe-fat runs, or modinfo cannot read the package's vfat, or not 3 rules")
+rm -rf "$R$IC"
+
+t0=$SECONDS
 step "3. a deliberately broken build: #error in the sources, apt-get install --reinstall linux-headers-$KNEW"
 SRC=/usr/src/vfat-nolongcreate-$PKGVER
 in_root dkms remove -m vfat-nolongcreate -v "$PKGVER" -k "$KNEW" >/dev/null 2>&1 || true
@@ -433,19 +509,29 @@ echo "  modinfo -k $KNEW -n vfat: $got"
 cp "$W/vfat_version.c.orig" "$R$SRC/vfat_version.c"
 
 t0=$SECONDS
-step "4. apt-get purge --autoremove vfat-nolongcreate-dkms vfat-nolongcreate-tools, then the newer kernel"
-rc=0
-apt_root purge --autoremove vfat-nolongcreate-dkms vfat-nolongcreate-tools >"$W/4-purge.log" 2>&1 || rc=$?
+step "4. apt-get purge of the newer kernel, then --autoremove vfat-nolongcreate-dkms vfat-nolongcreate-tools, then apt-get autoremove --purge"
+# The modules are built again first (step 3 left none): the kernel's
+# purge runs the package's postrm.d hook, which removes its copies.
+in_root /usr/lib/vfat-nolongcreate-dkms/kernel-hook --headers "$KNEW" >/dev/null 2>&1
+[[ -d $R$STOCK/$KNEW ]] || problems+=("4: no $STOCK/$KNEW after building again")
+rc0=0
+apt_root purge "linux-image-$KNEW" "linux-headers-$KNEW" >"$W/4-purge.log" 2>&1 || rc0=$?
 grep -E '^(Removing|Purging) ' "$W/4-purge.log" | sed 's/^/  | /'
+[[ $rc0 == 0 ]] || { tail -n 30 "$W/4-purge.log" >&2; problems+=("4: apt-get purge of the newer kernel: exit $rc0"); }
+echo "  $STOCK after the purge of $KNEW: $(find "$R$STOCK" -mindepth 1 -maxdepth 1 -printf '%f ' 2>/dev/null | grep . || echo "none")"
+[[ ! -e $R$STOCK/$KNEW ]] || problems+=("4: $STOCK/$KNEW is still there after the purge of $KNEW")
+rc=0
+apt_root purge --autoremove vfat-nolongcreate-dkms vfat-nolongcreate-tools >>"$W/4-purge.log" 2>&1 || rc=$?
+grep -E '^(Removing|Purging) vfat' "$W/4-purge.log" | sed 's/^/  | /'
 [[ $rc == 0 ]] || { tail -n 30 "$W/4-purge.log" >&2; problems+=("4: apt-get purge of the package: exit $rc"); }
 # shellcheck disable=SC2016 # a dpkg-query format
 status=$(in_root dpkg-query -W -f='${db:Status-Abbrev}' vfat-nolongcreate-dkms vfat-nolongcreate-tools 2>/dev/null || true)
 echo "  dpkg status after purge: ${status:-not known to dpkg}"
 [[ -z $status ]] || problems+=("4: dpkg still knows the packages after purge: $status")
 rc2=0
-apt_root purge --autoremove "linux-image-$KNEW" "linux-headers-$KNEW" >>"$W/4-purge.log" 2>&1 || rc2=$?
-echo "  apt-get exit status: $rc, then $rc2 ($((SECONDS - t0)) s)"
-[[ $rc2 == 0 ]] || { tail -n 30 "$W/4-purge.log" >&2; problems+=("4: apt-get purge of the newer kernel: exit $rc2"); }
+apt_root autoremove --purge >>"$W/4-purge.log" 2>&1 || rc2=$?
+echo "  apt-get exit status: $rc0, $rc, then $rc2 ($((SECONDS - t0)) s)"
+[[ $rc2 == 0 ]] || { tail -n 30 "$W/4-purge.log" >&2; problems+=("4: apt-get autoremove --purge: exit $rc2"); }
 file_list >"$W/files.after"
 # dkms's own key for signing modules, made by its first build on a machine
 # (not a file of this package; Secure Boot users enroll it, so it stays).

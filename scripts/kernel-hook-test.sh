@@ -14,10 +14,19 @@
 # Prints "ok:"/"FAIL:" lines and last "kernel-hook test: N passed, N
 # failed"; make kernel-hook-test; part of make check's host checks.  Then
 # the package's postinst (dkms/debian/postinst.in) the same way: dkms add
-# only where needed, never failing, udev asked again at its end.
+# only where needed, never failing, udev asked again at its end.  The
+# copies of the kernel's own fat modules it keeps on the root filesystem
+# (/usr/lib/vfat-nolongcreate-dkms/stock/KREL/), with a dkms that leaves
+# them in kernel/fs/fat (3.0, Debian 12) and one that moves them to
+# /var/lib/dkms (3.2, Debian 13); --removed (postrm.d), the prerm.  Then
+# modprobe-fat (dkms/modprobe-fat, or MODPROBE_FAT=FILE) with stand-ins for
+# insmod (refusing the package's modules: "Key was rejected by service")
+# and uname: with /var not mounted it loads the kernel's own from those
+# copies.
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 HOOK=${1:-$HERE/../dkms/kernel-hook}
+MODPROBE_FAT=${MODPROBE_FAT:-$HERE/../dkms/modprobe-fat}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 PKG=vfat-nolongcreate VER=6.12+nlc1 K=6.1.0-99-amd64
@@ -29,7 +38,7 @@ that() { local w=$1; shift; if "$@"; then ok "$w"; else bad "$w"; fi; }
 sed -e "s|@PKG_VERSION@|$VER|g" -e "s|/usr/lib/linux-kbuild-|$T/usr/lib/linux-kbuild-|g" \
 	-e "s|/lib/modules/|$T/lib/modules/|g" -e "s|/usr/src/|$T/usr/src/|g" \
 	-e "s|/var/lib/dkms/|$T/var/lib/dkms/|g" -e "s|/run/udev|$T/run/udev|g" \
-	-e "s|/var/log/|$T/var/log/|g" "$HOOK" >"$T/kernel-hook"
+	-e "s|/var/log/|$T/var/log/|g" -e "s|/usr/lib/\$PKG-dkms/|$T/usr/lib/\$PKG-dkms/|g" "$HOOK" >"$T/kernel-hook"
 mkdir -p "$T/bin" "$T/usr/src/$PKG-$VER" "$T/lib/modules/$K/kernel" "$T/lib/modules/$K/build/include" \
 	"$T/lib/modules/$K/updates/dkms" "$T/var/lib/dkms" "$T/usr/lib/linux-kbuild-6.1/scripts" "$T/run/udev" "$T/var/log" \
 	"$T/sys/module/module/parameters"
@@ -46,7 +55,15 @@ echo "dkms \$*" >>"$T/calls"
 case \$1 in
 status) [ -f "$T/lib/modules/$K/updates/dkms/fat.ko" ] && echo "$PKG/$VER, $K, x86_64: installed" ;;
 unbuild) rm -f "$T/lib/modules/$K/updates/dkms/fat.ko" ;;
-install) if [ -e "$T/signs" ]; then echo SIGNED; else echo unsigned; fi >"$T/lib/modules/$K/updates/dkms/fat.ko" ;;
+install)
+	[ -e "$T/dkms-fails" ] && exit 10
+	if [ -e "$T/signs" ]; then echo SIGNED; else echo unsigned; fi >"$T/lib/modules/$K/updates/dkms/fat.ko"
+	# dkms 3.2: the kernel's own moved aside, to /var/lib/dkms
+	if [ -e "$T/dkms32" ] && [ -n "\$(ls "$T/lib/modules/$K/kernel/fs/fat/")" ]; then
+		mkdir -p "$T/var/lib/dkms/$PKG/original_module/$K/x86_64"
+		mv "$T/lib/modules/$K/kernel/fs/fat/"* "$T/var/lib/dkms/$PKG/original_module/$K/x86_64/"
+	fi
+	;;
 esac
 exit 0
 EOS
@@ -134,7 +151,117 @@ run --all
 that "--all under enforcement, nothing built: one line" lines 1
 that "--all under enforcement, nothing built: the signing note" said "^vfat-nolongcreate: the running kernel loads only signed modules"
 
-# 6. the package's postinst (its paths moved the same way, the hook a
+# 6. the copies of the kernel's own modules, on the root filesystem
+S=$T/usr/lib/$PKG-dkms/stock
+F=$T/lib/modules/$K/kernel/fs/fat
+OM=$T/var/lib/dkms/$PKG/original_module/$K/x86_64
+echo N >"$T/sys/module/module/parameters/sig_enforce"
+stock_modules() { # the kernel's own, as its package installs them
+	rm -rf "$F" "$OM" "$T/lib/modules/$K/updates/dkms/fat.ko"
+	mkdir -p "$F"
+	for m in fat vfat msdos; do echo "the kernel's own $m" >"$F/$m.ko"; done
+}
+same_as_stock() { # the copies in $S/$K are the kernel's own
+	local m
+	for m in fat vfat msdos; do
+		[[ $(cat "$S/$K/$m.ko" 2>/dev/null) == "the kernel's own $m" ]] || return 1
+	done
+	[[ $(find "$S/$K" -type f | wc -l) == 3 ]]
+}
+for dk in 3.0 3.2; do
+	stock_modules
+	rm -f "$T/dkms32"
+	[[ $dk == 3.2 ]] && touch "$T/dkms32"
+	run --image "$K"
+	that "dkms $dk, --image: built, and the kernel's own fat, vfat, msdos copied to stock/$K" same_as_stock
+	if [[ $dk == 3.2 ]]; then
+		that "dkms $dk: kernel/fs/fat emptied by dkms (the stand-in moved them to /var/lib/dkms)" test -z "$(ls "$F")"
+	else
+		that "dkms $dk: kernel/fs/fat left alone" test -f "$F/fat.ko"
+	fi
+	rm -rf "${S:?}/$K"
+	run --all
+	that "dkms $dk, --all, installed already and no copies: copied again (from $([[ $dk == 3.2 ]] && echo original_module || echo kernel/fs/fat))" same_as_stock
+done
+# a kernel removed: its copies go, and the empty directory
+run --removed ..
+that "--removed ..: nothing removed" same_as_stock
+DEB_MAINT_PARAMS="upgrade 6.1.999-2" run --removed "$K"
+that "--removed $K, the kernel's package upgraded (DEB_MAINT_PARAMS=upgrade ...): nothing removed" same_as_stock
+DEB_MAINT_PARAMS="remove" run --removed "$K"
+that "--removed $K: its copies removed, exit 0" test ! -e "$S/$K" -a ! -e "$S"
+# a failed build leaves no copies (the kernel keeps its own in its tree)
+stock_modules
+rm -f "$T/dkms32"
+touch "$T/dkms-fails"
+run --image "$K"
+that "a failed dkms install: no copies" test ! -e "$S/$K"
+rm -f "$T/dkms-fails"
+
+# 6b. the package's prerm removes them all (the paths moved)
+stock_modules
+run --image "$K"
+sed -e "s|@PKG_VERSION@|$VER|g" -e "s|/var/lib/dkms/|$T/var/lib/dkms/|g" \
+	-e "s|/usr/lib/vfat-nolongcreate-dkms/|$T/usr/lib/vfat-nolongcreate-dkms/|g" "$HERE/../dkms/debian/prerm.in" >"$T/prerm"
+rc=0
+PATH=$T/bin:$PATH sh "$T/prerm" remove || rc=$?
+that "prerm remove: exit 0, the copies removed" test "$rc" = 0 -a ! -e "$S"
+
+# 6c. modprobe-fat, dkms 3.2's layout, a kernel that refuses the package's
+# modules, /var not mounted (original_module not there): the kernel's own
+# from the copies; never the package's fat with the kernel's vfat
+stock_modules
+touch "$T/dkms32"
+run --image "$K"
+for m in vfat msdos; do echo "the package's $m" >"$T/lib/modules/$K/updates/dkms/$m.ko"; done
+mv "$T/var/lib/dkms/$PKG" "$T/var-not-mounted"
+sed -e "s|^PATH=.*|PATH=$T/bin:/usr/sbin:/usr/bin:/sbin:/bin|" -e "s|/lib/modules/|$T/lib/modules/|g" \
+	-e "s|/var/lib/dkms/|$T/var/lib/dkms/|g" -e "s|/usr/lib/\$PKG-dkms/|$T/usr/lib/\$PKG-dkms/|g" \
+	-e "s|/sys/module/|$T/sys/module/|g" -e "s|/run/lock/|$T/run/|g" -e "s|/dev/kmsg|$T/kmsg|g" \
+	"$MODPROBE_FAT" >"$T/modprobe-fat"
+printf '#!/bin/sh\necho %s\n' "$K" >"$T/bin/uname"
+cat >"$T/bin/insmod" <<EOS
+#!/bin/sh
+case \$1 in
+*/updates/dkms/*) echo "insmod: ERROR: could not insert module \$1: Key was rejected by service" >&2; exit 1 ;;
+esac
+[ -f "\$1" ] || { echo "insmod: ERROR: could not load module \$1: No such file or directory" >&2; exit 1; }
+m=\${1##*/}
+mkdir -p "$T/sys/module/\${m%%.ko*}"
+echo "insmod \$1" >>"$T/calls"
+EOS
+chmod 755 "$T/bin/uname" "$T/bin/insmod"
+mp() { # mp MODULE: modprobe-fat; as run()
+	: >"$T/calls"
+	echo "# modprobe-fat $*"
+	rc=0
+	out=$(PATH=$T/bin:$PATH sh "$T/modprobe-fat" "$@" 2>&1) || rc=$?
+	[[ -n $out ]] && printf '%s\n' "$out" | sed 's/^/  /'
+	calls=$(cat "$T/calls")
+}
+rm -rf "$T/sys/module/fat" "$T/sys/module/vfat" "$T/sys/module/msdos"
+mp vfat
+that "modprobe-fat vfat, refused, /var not mounted: exit 0" test "$rc" = 0
+that "modprobe-fat vfat: it says why, in one line" test "$(grep -c "this kernel refused the DKMS-built fat.ko (Key was rejected by service" <<<"$out")" = 1
+that "modprobe-fat vfat: the kernel's own fat and vfat, from the copies on the root filesystem" \
+	test "$(paste -sd' ' <<<"$calls")" = "insmod $S/$K/fat.ko insmod $S/$K/vfat.ko"
+mp msdos
+that "modprobe-fat msdos then: the kernel's own, from the copies" test "$rc" = 0 -a "$calls" = "insmod $S/$K/msdos.ko"
+# no copies, /var not mounted: it fails, and says where it looked
+rm -rf "$T/sys/module/fat" "$T/sys/module/vfat" "$T/sys/module/msdos" "$S"
+mp vfat
+that "no copies, /var not mounted: exit 1, one line naming where it looked" \
+	test "$rc" = 1 -a "$(grep -c "cannot load the kernel's own fat.ko: it is in none of .*original_module" <<<"$out")" = 1
+# /var mounted: from where dkms 3.2 keeps them
+mv "$T/var-not-mounted" "$T/var/lib/dkms/$PKG"
+rm -rf "$T/sys/module/fat" "$T/sys/module/vfat"
+mp vfat
+that "no copies, /var mounted: the kernel's own from original_module" \
+	test "$rc" = 0 -a "$(paste -sd' ' <<<"$calls")" = "insmod $OM/fat.ko insmod $OM/vfat.ko"
+rm -rf "$T/sys/module/fat" "$T/sys/module/vfat" "$T/sys/module/msdos" "$T/dkms32" "$F" "$OM"
+rm -f "$T/lib/modules/$K/updates/dkms/"*
+
+# 7. the package's postinst (its paths moved the same way, the hook a
 # stand-in): dkms add only where the source is not registered, a dangling
 # link counting as registered; a failed dkms add one line, exit 0; udev
 # asked again at the end

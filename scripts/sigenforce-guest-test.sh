@@ -72,10 +72,18 @@ check "the system is not in emergency or rescue mode" \
 	sh -c '! systemctl is-active -q emergency.target && ! systemctl is-active -q rescue.target'
 
 PRINTER=$(readlink -f /dev/disk/by-id/virtio-printer)
+run ls /usr/lib/vfat-nolongcreate-dkms/stock/"$(uname -r)"
 if [ "$DEBVER" = 13 ]; then
 	# dkms 3.2: the kernel's own fat modules only where it keeps them
 	check "Debian 13: the kernel's own fat.ko is in dkms's original_module, not in kernel/fs/fat" \
 		sh -c '! ls /lib/modules/$(uname -r)/kernel/fs/fat/fat.ko* 2>/dev/null && ls /var/lib/dkms/vfat-nolongcreate/original_module/$(uname -r)/*/fat.ko*'
+	# /var on a disk of its own, mounted only once /boot/efi was: when
+	# vfat first loaded, original_module was not there
+	run systemctl show -p ActiveEnterTimestampMonotonic boot-efi.mount
+	run systemctl show -p InactiveExitTimestampMonotonic var.mount
+	check "Debian 13: /var is the ext4 disk VAR, and its mount began after /boot/efi was mounted" \
+		sh -c 'test "$(findmnt -n -o FSTYPE /var)" = ext4 &&
+			test "$(systemctl show -P InactiveExitTimestampMonotonic var.mount)" -gt "$(systemctl show -P ActiveEnterTimestampMonotonic boot-efi.mount)"'
 fi
 if [ "$ENFORCE" = 1 ]; then
 	check "module.sig_enforce=1 is in force" grep -qx Y /sys/module/module/parameters/sig_enforce

@@ -31,8 +31,12 @@ scripts/sigenforce-guest-test.sh:
   --suite S     bookworm (Debian 12) or trixie (Debian 13); repeatable.
                 On Debian 13 the root is made as dkms 3.2 leaves it: the
                 kernel's own fat, vfat and msdos moved out of kernel/fs/fat
-                to /var/lib/dkms/vfat-nolongcreate/original_module/, where
-                the modprobe rule must find them
+                to /var/lib/dkms/vfat-nolongcreate/original_module/; and
+                /var is on a disk of its own (ext4, LABEL=VAR) that
+                /etc/fstab mounts after /boot/efi, so that when vfat first
+                loads only the package's copies of them on the root
+                filesystem (/usr/lib/vfat-nolongcreate-dkms/stock/KREL/,
+                made by its kernel hook in deb-check.sh's root) are there
   --enforce     only the boot with module.sig_enforce=1: the boot mounts
                 /boot/efi (the kernel's own fat modules), the kernel log
                 says why, modprobe vfat works and loads the kernel's own
@@ -101,15 +105,28 @@ trixie) DEBVER=13 LINE=6.12 ;;
 esac
 
 step "Debian $DEBVER's kernel and the DKMS-built modules: scripts/deb-check.sh --export (kept while the package is the same)"
-EXPORT=$CACHE/deb-check-$DEBVER/export
-"$REPO/scripts/deb-check.sh" --suite "$SUITE" --line "$LINE" --cache "$CACHE" --export "$EXPORT" --reuse-export |
-	tail -n 2 || die "deb-check.sh --suite $SUITE failed"
+# The export is shared: another run (card-guest.sh of another checkout)
+# may make it again, for its package, before this one boots.  So, under
+# the runner's lock, made (or kept) and copied here (~20 MB), and that
+# copy is what this run boots.
+if [[ -z ${VFAT_NOLONGCREATE_LOCKED:-} ]]; then
+	exec 9>"$CACHE/.lock"
+	flock 9
+fi
+SHARED_EXPORT=$CACHE/deb-check-$DEBVER/export
+VFAT_NOLONGCREATE_LOCKED=1 "$REPO/scripts/deb-check.sh" --suite "$SUITE" --line "$LINE" --cache "$CACHE" \
+	--export "$SHARED_EXPORT" --reuse-export | tail -n 2 || die "deb-check.sh --suite $SUITE failed"
+EXPORT=$W/export-$SUITE.$$
+trap 'rm -rf "$EXPORT"' EXIT
+cp -a "$SHARED_EXPORT" "$EXPORT"
+[[ -n ${VFAT_NOLONGCREATE_LOCKED:-} ]] || exec 9>&-
 # the package (deb-check.sh makes it with mkdeb.sh --reuse): the .debs of
 # the export, of the same build as its modules (mkdeb.sh's copies in the
 # cache go whenever the package is made again)
 DEB='' TOOLS_DEB=''
 # shellcheck source=/dev/null
 . "$EXPORT/export.env" # PKGVER SUITE KREL KVERSION LINE DEB TOOLS_DEB
+DEB=$EXPORT/${DEB##*/} TOOLS_DEB=$EXPORT/${TOOLS_DEB##*/}
 VMLINUZ=$EXPORT/$KREL/boot/vmlinuz-$KREL
 [[ -f $VMLINUZ ]] || die "no $VMLINUZ"
 [[ -f $DEB && -f $TOOLS_DEB ]] || die "$EXPORT: no .debs (${DEB:-DEB not in export.env}, ${TOOLS_DEB:-TOOLS_DEB not in export.env})"
@@ -144,14 +161,33 @@ done
 # before anything could run depmod)
 mkdir -p "$T/dep/lib/modules"
 cp -a "$K/usr/lib/modules/$KREL" "$T/dep/lib/modules/"
+# the package's copies of the kernel's own fat modules on the root
+# filesystem, as its kernel hook made them in deb-check.sh's root
+if [[ -d $EXPORT/$KREL/stock ]]; then
+	mkdir -p "$O/usr/lib/vfat-nolongcreate-dkms/stock"
+	cp -a "$EXPORT/$KREL/stock" "$O/usr/lib/vfat-nolongcreate-dkms/stock/$KREL"
+	echo "  the kernel hook's copies of the kernel's own: /usr/lib/vfat-nolongcreate-dkms/stock/$KREL/: $(cd "$EXPORT/$KREL/stock" && echo *)"
+fi
 if [[ $DEBVER == 13 ]]; then
+	# /var on a disk of its own: the root's /var, on it
+	V=$T/var
+	mkdir -p "$V"
+	cp -a "$R/var/." "$V/"
 	# dkms 3.2 (Debian 13) moves the kernel's own fat, vfat and msdos out
 	# of kernel/fs/fat while the package's are installed (docs/debian.md)
-	OM=$O/var/lib/dkms/vfat-nolongcreate/original_module/$KREL/x86_64
+	OM=$V/lib/dkms/vfat-nolongcreate/original_module/$KREL/x86_64
 	mkdir -p "$OM"
 	cp "$K/usr/lib/modules/$KREL/kernel/fs/fat"/*.ko* "$OM/"
 	rm -rf "$T/dep/lib/modules/$KREL/kernel/fs/fat"
-	echo "  the kernel's own fat, vfat, msdos: in ${OM#"$O"}, as dkms 3.2 keeps them"
+	echo "  the kernel's own fat, vfat, msdos: in /var${OM#"$V"}, as dkms 3.2 keeps them, on the /var disk"
+	# ext4 for /var: the kernel's own modules of the export, but fat
+	(cd "$EXPORT/$KREL/modules" && find kernel -name '*.ko*' ! -path 'kernel/fs/fat/*' | while read -r f; do
+		[[ -e $T/dep/lib/modules/$KREL/$f ]] && continue
+		cp --parents "$f" "$T/dep/lib/modules/$KREL/"
+		cp --parents "$f" "$O/usr/lib/modules/$KREL/"
+	done)
+	[[ -n $(find "$O/usr/lib/modules/$KREL/kernel/fs/ext4" -name 'ext4.ko*' 2>/dev/null) ]] ||
+		die "$EXPORT/$KREL/modules has no ext4 (an export of an older deb-check.sh?)"
 fi
 cp -a "$O/usr/lib/modules/$KREL/updates" "$T/dep/lib/modules/$KREL/"
 depmod -b "$T/dep" "$KREL" || die "depmod -b $T/dep $KREL failed"
@@ -174,10 +210,13 @@ fi
 echo "  modprobe rules: $(cd "$O" && find usr/lib/modprobe.d -type f 2>/dev/null | paste -sd' ' | grep . || echo none)"
 cp "$TOOLS_DEB" "$O/opt/nlc/tools.deb"
 cp "$REPO/scripts/sigenforce-guest-test.sh" "$O/opt/nlc/"
-# an EFI machine's /etc/fstab
+# an EFI machine's /etc/fstab; on Debian 13 /var on a disk of its own,
+# mounted after /boot/efi (nothing orders the two on a machine: here
+# /var/lib/dkms is surely not there when vfat first loads)
 cat >"$O/etc/fstab" <<-'EOF'
 	LABEL=EFI /boot/efi vfat umask=0077 0 1
 EOF
+[[ $DEBVER == 13 ]] && echo 'LABEL=VAR /var ext4 defaults,x-systemd.after=boot-efi.mount 0 0' >>"$O/etc/fstab"
 cat >"$O/etc/systemd/system/nlc-sig.service" <<-'EOF'
 	[Unit]
 	Description=vfat-nolongcreate: the package under module signature enforcement
@@ -208,13 +247,14 @@ for u in emergency rescue; do
 done
 (cd "$O" && find . | cpio -o -H newc --quiet) >"$T/overlay.cpio"
 if [[ $DEBVER == 13 ]]; then
-	# the root and the kernel's modules without kernel/fs/fat (R.cpio has
-	# them: an initramfs cannot delete a file of an earlier archive)
+	# the root without what is in /var (on its disk) and the kernel's
+	# modules without kernel/fs/fat (R.cpio has them: an initramfs cannot
+	# delete a file of an earlier archive)
 	mkdir -p "$T/k"
 	cp -a "$K/." "$T/k/"
 	rm -rf "$T/k/usr/lib/modules/$KREL/kernel/fs/fat"
 	{
-		(cd "$R" && find . -path ./proc/\* -prune -o -print | cpio -o -H newc --quiet)
+		(cd "$R" && find . \( -path ./proc/\* -o -path ./var/\* \) -prune -o -print | cpio -o -H newc --quiet)
 		(cd "$T/k" && find . | cpio -o -H newc --quiet)
 		cat "$T/overlay.cpio"
 	} >"$T/initrd"
@@ -224,9 +264,16 @@ fi
 
 fails=0 total=0
 for enforce in "${MODES[@]}"; do
-	rm -f "$T/efi.img" "$T/printer.img"
+	rm -f "$T/efi.img" "$T/printer.img" "$T/var.img"
 	mkfs.vfat -C -F 16 -i 0EF10EF1 -n EFI "$T/efi.img" 32768 >/dev/null
 	mkfs.vfat -C -F 16 -i 1111AAAA -n PRINTER "$T/printer.img" 32768 >/dev/null
+	vardisk=()
+	if [[ $DEBVER == 13 ]]; then
+		# (no metadata checksums: crc32c need not be loaded)
+		mkfs.ext4 -q -F -L VAR -O ^metadata_csum -d "$V" "$T/var.img" 1G >/dev/null ||
+			die "mkfs.ext4 -d $V failed"
+		vardisk=(-drive "file=$T/var.img,if=none,id=var,format=raw" -device "virtio-blk-pci,drive=var,serial=var")
+	fi
 	step "boot: Debian $DEBVER, $KREL, DKMS-built modules in updates/dkms, $([[ $enforce == 1 ]] && echo "module.sig_enforce=1" || echo "no signature enforcement")"
 	t0=$SECONDS
 	out=$W/out-$SUITE-$enforce.txt
@@ -236,7 +283,7 @@ for enforce in "${MODES[@]}"; do
 		-nographic -no-reboot -kernel "$VMLINUZ" -initrd "$T/initrd" -append "$append" \
 		-drive "file=$T/efi.img,if=none,id=efi,format=raw" -device "virtio-blk-pci,drive=efi,serial=efi" \
 		-drive "file=$T/printer.img,if=none,id=printer,format=raw" -device "virtio-blk-pci,drive=printer,serial=printer" \
-		</dev/null >"$out" 2>&1 || true
+		"${vardisk[@]}" </dev/null >"$out" 2>&1 || true
 	tr -d '\r' <"$out" | sed -n '/TAP version/,/^# sigenforce-guest: [0-9]/p' | sed 's/^.*TAP version/TAP version/'
 	echo "   ($((SECONDS - t0)) s)"
 	p=$(tr -d '\r' <"$out" | grep -c '^ok ' || true)

@@ -302,7 +302,7 @@ done
 # ------------------------------------------------------------ the package --
 cp "$REPO"/dkms/{Makefile,fat_version.c,vfat_version.c,msdos_version.c,nlc-prepare} "$pkg/src/"
 cp "$REPO"/tools/fat83/{Makefile,fat83.c,fat83.1,suggest.c,suggest.h,suggest_test.c} "$pkg/fat83/"
-cp "$REPO"/tools/card/{Makefile,nolongcreate-card,nolongcreate-card.8,61-vfat-nolongcreate.rules} "$pkg/card/"
+cp "$REPO"/tools/card/{Makefile,nolongcreate-card,nolongcreate-card.8,61-vfat-nolongcreate.rules,99-zz-vfat-nolongcreate.rules} "$pkg/card/"
 sed_repl() { printf '%s' "$1" | sed -e 's/[\\&|]/\\&/g'; }
 subst() {
 	sed -e "s|@PKG_VERSION@|$PKGVER|g" -e "s|@MAINTAINER@|$(sed_repl "$MAINT")|g" "$1"

@@ -37,7 +37,7 @@ udisksctl mounts each card as a desktop would.
   --suite S   the release: bookworm or trixie; repeated: each (default:
               both, as make check runs them)
 
-  --card-rev REV  the guest runs nolongcreate-card, its udev rule and the
+  --card-rev REV  the guest runs nolongcreate-card, its udev rules and the
               DKMS package's postrm of the git revision REV instead of
               this tree's (installed over the package's): the same cases
               against older code, to see them fail
@@ -259,7 +259,10 @@ run_suite() {
 			git -C "$REPO" archive "$CARD_REV" tools/card dkms/debian/postrm | tar -x -C "$CARDSRC" ||
 				die "git archive $CARD_REV failed"
 			cp "$CARDSRC/tools/card/nolongcreate-card" "$T/o/opt/nlc/rev/"
-			sed 's|@SBINDIR@|/usr/sbin|' "$CARDSRC/tools/card/61-vfat-nolongcreate.rules" >"$T/o/opt/nlc/rev/61-vfat-nolongcreate.rules"
+			for r in 61-vfat-nolongcreate.rules 99-zz-vfat-nolongcreate.rules; do
+				[[ ! -f $CARDSRC/tools/card/$r ]] ||
+					sed 's|@SBINDIR@|/usr/sbin|' "$CARDSRC/tools/card/$r" >"$T/o/opt/nlc/rev/$r"
+			done
 		fi
 		cp "$CARDSRC/dkms/debian/postrm" "$T/o/opt/nlc/dkms.postrm"
 		make -s -C "$CARDSRC/tools/card" install DESTDIR="$T/o/opt/nlc/local" >/dev/null ||

@@ -18,10 +18,13 @@ CACHE=${XDG_CACHE_HOME:-${HOME:-$(cd ~ && pwd)}/.cache}/vfat-nolongcreate
 LINES=(6.1 6.12)
 OUT=
 REUSE=0
+# the lines whose diffs are taken from patches/LINE as they are, not made
+# and checked on linux-source-LINE (--unchecked, or not installable here)
+declare -A UNCHECKED=()
 
 usage() {
 	cat <<EOF
-usage: $PROG [--out DIR] [--reuse]
+usage: $PROG [--out DIR] [--reuse] [--unchecked LINE]
 
 Generates the package from the series, never by hand: for each line
 (${LINES[*]}) extracts fs/fat of this machine's Debian linux-source-LINE
@@ -38,6 +41,14 @@ command's sources (tools/fat83: built, its unit test run, and installed
 as the second binary package, vfat-nolongcreate-tools) and builds the
 packages with dpkg-buildpackage; lintian must report no error or warning.
 
+A line whose linux-source-LINE this machine cannot install (Debian 13 has
+no linux-source-6.1) is not checked here: its diffs are the fs/fat C files'
+part of each patch of patches/LINE/series as it is (paths made relative
+to fs/fat), and dkms/nlc-prepare's patch --fuzz=0 on the user's machine
+is their first check; the build says so.  Where both sources are here,
+these diffs are checked too (patch --fuzz=0 of them must give git
+apply's fs/fat), so that this route is known to work.
+
 The package carries no fs/fat: on the user's machine dkms/nlc-prepare takes
 fs/fat of the kernel's own linux-source-LINE (its version must be the
 kernel's linux-headers package's) and applies these diffs.
@@ -46,6 +57,8 @@ kernel's linux-headers package's) and applies these diffs.
                 (default: <cache>/deb-dkms)
   --reuse       keep the package in DIR if it was made from the same inputs
                 (series, dkms/, this script, the linux-source versions)
+  --unchecked LINE  take LINE's diffs from patches/LINE unchecked, as on a
+                machine without linux-source-LINE (repeatable)
 
 Prints the path of the tools .deb, then the DKMS .deb as its last line.
 EOF
@@ -60,6 +73,9 @@ while (($#)); do
 	case $1 in
 	--out) [[ $# -ge 2 ]] || die "--out needs a directory"; OUT=$2; shift 2 ;;
 	--reuse) REUSE=1; shift ;;
+	--unchecked)
+		[[ " ${LINES[*]} " == *" ${2:-} "* ]] || die "--unchecked needs a line: ${LINES[*]}"
+		UNCHECKED[$2]=1; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
 	esac
@@ -69,7 +85,9 @@ OUT=${OUT:-$CACHE/deb-dkms}
 # ------------------------------------------------------------------ deps ---
 need=()
 deps=(dpkg-buildpackage:dpkg-dev dh:debhelper lintian:lintian git:git xz:xz-utils patch:patch)
-for l in "${LINES[@]}"; do deps+=("/usr/src/linux-source-$l.tar.xz:linux-source-$l"); done
+for l in "${LINES[@]}"; do
+	[[ -n ${UNCHECKED[$l]:-} ]] || deps+=("/usr/src/linux-source-$l.tar.xz:linux-source-$l")
+done
 for d in "${deps[@]}"; do
 	what=${d%:*} pkg=${d##*:}
 	if [[ $what == /* ]]; then
@@ -79,17 +97,34 @@ for d in "${deps[@]}"; do
 	fi
 	need+=("$pkg")
 done
+if ((${#need[@]})) && [[ $(id -u) == 0 ]]; then
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q </dev/null >/dev/null
+fi
+# a linux-source-LINE this release does not have: that line unchecked
+left=()
+for pkg in "${need[@]}"; do
+	if [[ $pkg == linux-source-* && -z $(apt-cache madison "$pkg" 2>/dev/null) ]]; then
+		l=${pkg#linux-source-}
+		UNCHECKED[$l]=1
+		echo "$PROG: $pkg: not installable here; patches/$l's diffs are taken as they are, unchecked (checked by dkms on the user's machine)"
+	else
+		left+=("$pkg")
+	fi
+done
+need=("${left[@]}")
+((${#UNCHECKED[@]} < ${#LINES[@]})) ||
+	die "no line checked: none of linux-source-${LINES[*]} is installable here (Debian 12 has both, Debian 13 linux-source-6.12)"
 if ((${#need[@]})); then
 	[[ $(id -u) == 0 ]] || die "missing packages: ${need[*]} (apt-get install --no-install-recommends ${need[*]})"
 	echo "$PROG: installing: ${need[*]}"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q </dev/null >/dev/null
 	apt-get install -y -q --no-install-recommends "${need[@]}" </dev/null >/dev/null
 fi
 
 # ---------------------------------------------------------------- versions --
 declare -A SRCVER=()
 for l in "${LINES[@]}"; do
+	[[ -n ${UNCHECKED[$l]:-} ]] && SRCVER[$l]=unchecked && continue
 	# shellcheck disable=SC2016 # a dpkg-query format
 	SRCVER[$l]=$(dpkg-query -W -f='${Version}' "linux-source-$l" 2>/dev/null) ||
 		die "linux-source-$l is not installed"
@@ -102,19 +137,25 @@ for l in "${LINES[@]}"; do INPUTS+=("patches/$l"); done
 # (and ".local" for uncommitted changes), so that other content is another
 # version (and one above the 6.1-only package's 6.1.192.3+nlcN); a shallow
 # clone would count too few.
-[[ $(git -C "$REPO" rev-parse --is-shallow-repository 2>/dev/null) == false ]] ||
-	die "$REPO: not a git clone, or a shallow one (git fetch --unshallow): the version counts its commits"
-REV=$(git -C "$REPO" rev-list --count HEAD -- "${INPUTS[@]}")
-[[ -z $(git -C "$REPO" status --porcelain -- "${INPUTS[@]}") ]] || REV+=.local
+# git on the clone, also when it belongs to another user than the one this
+# runs as: root by "su -" (git's "dubious ownership" check; under sudo git
+# takes SUDO_UID's clone as safe), only for this clone
+repo_git() { git -c safe.directory="$REPO" -C "$REPO" "$@"; }
+shallow=$(repo_git rev-parse --is-shallow-repository 2>&1) ||
+	die "$REPO: git cannot read it: ${shallow%%$'\n'*} (the version counts its commits: a git clone is needed)"
+[[ $shallow == false ]] ||
+	die "$REPO: a shallow clone (git fetch --unshallow): the version counts its commits"
+REV=$(repo_git rev-list --count HEAD -- "${INPUTS[@]}")
+[[ -z $(repo_git status --porcelain -- "${INPUTS[@]}") ]] || REV+=.local
 PKGVER=${LINES[-1]}+nlc$REV
-MAINT=$(git -C "$REPO" log -1 --format='%an <%ae>' -- "${INPUTS[@]}")
+MAINT=$(repo_git log -1 --format='%an <%ae>' -- "${INPUTS[@]}")
 export SOURCE_DATE_EPOCH
-SOURCE_DATE_EPOCH=$(git -C "$REPO" log -1 --format=%ct -- "${INPUTS[@]}")
+SOURCE_DATE_EPOCH=$(repo_git log -1 --format=%ct -- "${INPUTS[@]}")
 key=$( {
 	echo "$PKGVER $MAINT $SOURCE_DATE_EPOCH"
 	for l in "${LINES[@]}"; do echo "$l ${SRCVER[$l]}"; done
 	# not the files git ignores (fat83's build products)
-	(cd "$REPO" && git ls-files -z --cached --others --exclude-standard -- "${INPUTS[@]}" |
+	(cd "$REPO" && repo_git ls-files -z --cached --others --exclude-standard -- "${INPUTS[@]}" |
 		LC_ALL=C sort -z | xargs -0 sha256sum)
 } | sha256sum | cut -d' ' -f1) || die "cannot hash the package's inputs"
 if [[ $REUSE == 1 && -f $OUT/package.env && $(cat "$OUT/package.key" 2>/dev/null) == "$key" ]]; then
@@ -142,8 +183,52 @@ ccopy() {
 	mkdir -p "$2"
 	find "$1" -maxdepth 1 -name '*.[ch]' ! -name fat_test.c -exec cp {} "$2/" \;
 }
+# from_series PATCH: the patch's diff of the C files of fs/fat the module
+# build uses (not fat_test.c), paths relative to fs/fat (a/dir.c), as
+# nlc-prepare applies them; hunks read by their line counts (a removed
+# "- " line is "-- ", as format-patch's signature is)
+from_series() {
+	awk '
+	function path(p) { sub(/^[ab]\/fs\/fat\//, substr(p, 1, 2), p); return p }
+	old > 0 || new > 0 {
+		if (keep) print
+		c = substr($0, 1, 1)
+		if (c == " ") { old--; new-- } else if (c == "-") old--; else if (c == "+") new--
+		next
+	}
+	/^diff --git / {
+		keep = $3 ~ /^a\/fs\/fat\/[^\/]+\.[ch]$/ && $3 != "a/fs/fat/fat_test.c"
+		if (keep) print "diff --git " path($3) " " path($4)
+		next
+	}
+	keep && /^(---|\+\+\+) / { print $1 " " path($2); next }
+	keep && /^@@ / {
+		split($2, o, ","); split($3, n, ",")
+		old = (2 in o) ? o[2] : 1; new = (2 in n) ? n[2] : 1
+		print; next
+	}
+	keep && /^\\/ { print; next }
+	keep && /^(index|new file mode|deleted file mode|old mode|new mode) / { print }
+	' "$1"
+}
+
 for LINE in "${LINES[@]}"; do
 	top=linux-source-$LINE
+	D=$pkg/src/patches/$LINE
+	mkdir -p "$D"
+	if [[ -n ${UNCHECKED[$LINE]:-} ]]; then
+		n=0
+		while read -r p; do
+			[[ -z $p || $p == \#* || $p == */* ]] && continue
+			from_series "$REPO/patches/$LINE/$p" >"$D/$p"
+			[[ -s $D/$p ]] || { rm "$D/$p"; continue; }
+			echo "$p" >>"$D/series"
+			n=$((n + 1))
+		done <"$REPO/patches/$LINE/series"
+		((n > 0)) || die "no patch of patches/$LINE/series touches fs/fat"
+		NP[$LINE]=$n
+		continue
+	fi
 	W=$TMP/$LINE
 	mkdir -p "$W"
 	tar -xJf "/usr/src/$top.tar.xz" -C "$W" "$top/Makefile" "$top/fs/fat"
@@ -151,8 +236,7 @@ for LINE in "${LINES[@]}"; do
 		$1 == "SUBLEVEL" { s = $2 } END { print v "." p "." s }' "$W/$top/Makefile")
 	[[ $kv == "${SRCVER[$LINE]%%-*}" ]] || die "/usr/src/$top.tar.xz is Linux $kv, but $top is ${SRCVER[$LINE]}"
 	ccopy "$W/$top/fs/fat" "$W/pristine"
-	D=$pkg/src/patches/$LINE
-	mkdir -p "$D"
+	cp -a "$W/pristine" "$W/fromseries"
 	n=0
 	while read -r p; do
 		[[ -z $p || $p == \#* ]] && continue
@@ -193,6 +277,17 @@ for LINE in "${LINES[@]}"; do
 	ccopy "$W/$top/fs/fat" "$W/patched"
 	diff -r "$W/pristine" "$W/patched" >/dev/null ||
 		die "$LINE: patch --fuzz=0 of the diffs does not give the series' fs/fat"
+	# The diffs a machine without linux-source-$LINE takes (--unchecked)
+	# must give the same.
+	while read -r p; do
+		[[ -z $p || $p == \#* || $p == */* ]] && continue
+		from_series "$REPO/patches/$LINE/$p" >"$TMP/fromseries.diff"
+		[[ -s $TMP/fromseries.diff ]] || continue
+		patch -d "$W/fromseries" -p1 --fuzz=0 --forward --batch --no-backup-if-mismatch -s <"$TMP/fromseries.diff" ||
+			die "$LINE: patch --fuzz=0 of $p's fs/fat part as it is (what --unchecked takes) fails on the pristine fs/fat"
+	done <"$REPO/patches/$LINE/series"
+	diff -r "$W/fromseries" "$W/patched" >/dev/null ||
+		die "$LINE: the fs/fat part of the series as it is (what --unchecked takes) does not give the series' fs/fat"
 	# Kbuild.in lists fs/fat/Makefile's objects: they must still be these.
 	for m in fat vfat msdos; do
 		want=$(awk -v m="$m-y" '$1 == m && ($2 == ":=" || $2 == "+=" || $2 == "=") { for (i = 3; i <= NF; i++) print $i }' \
@@ -207,7 +302,7 @@ done
 # ------------------------------------------------------------ the package --
 cp "$REPO"/dkms/{Makefile,fat_version.c,vfat_version.c,msdos_version.c,nlc-prepare} "$pkg/src/"
 cp "$REPO"/tools/fat83/{Makefile,fat83.c,fat83.1,suggest.c,suggest.h,suggest_test.c} "$pkg/fat83/"
-cp "$REPO"/tools/card/{Makefile,nolongcreate-card,nolongcreate-card.8,61-vfat-nolongcreate.rules} "$pkg/card/"
+cp "$REPO"/tools/card/{Makefile,nolongcreate-card,nolongcreate-card.8,61-vfat-nolongcreate.rules,99-zz-vfat-nolongcreate.rules} "$pkg/card/"
 sed_repl() { printf '%s' "$1" | sed -e 's/[\\&|]/\\&/g'; }
 subst() {
 	sed -e "s|@PKG_VERSION@|$PKGVER|g" -e "s|@MAINTAINER@|$(sed_repl "$MAINT")|g" "$1"
@@ -226,8 +321,14 @@ cp "$REPO/dkms/debian/source/format" "$pkg/debian/source/"
 	echo "vfat-nolongcreate-dkms ($PKGVER) bookworm; urgency=medium"
 	echo
 	for l in "${LINES[@]}"; do
-		echo "  * patches/$l/series: the fs/fat part of ${NP[$l]} patches, checked on"
-		echo "    linux-source-$l ${SRCVER[$l]}, for the kernels of linux-source-$l."
+		if [[ -n ${UNCHECKED[$l]:-} ]]; then
+			echo "  * patches/$l/series: the fs/fat part of ${NP[$l]} patches as they are,"
+			echo "    not checked on a linux-source-$l at the build, for the kernels of"
+			echo "    linux-source-$l."
+		else
+			echo "  * patches/$l/series: the fs/fat part of ${NP[$l]} patches, checked on"
+			echo "    linux-source-$l ${SRCVER[$l]}, for the kernels of linux-source-$l."
+		fi
 	done
 	echo "  * modprobe-fat, the modprobe rule of fat, vfat and msdos: the kernel's own"
 	echo "    modules where the running kernel refuses the DKMS-built ones, from the"
@@ -263,7 +364,11 @@ cp "$TMP/lintian.txt" "$TMP/build.log" "$OUT/"
 } >"$OUT/package.env"
 printf '%s\n' "$key" >"$OUT/package.key"
 for l in "${LINES[@]}"; do
-	echo "$PROG: patches/$l: ${NP[$l]} patches on fs/fat, checked on linux-source-$l ${SRCVER[$l]}"
+	if [[ -n ${UNCHECKED[$l]:-} ]]; then
+		echo "$PROG: patches/$l: ${NP[$l]} patches on fs/fat, NOT checked here (no linux-source-$l): dkms checks them on the user's machine"
+	else
+		echo "$PROG: patches/$l: ${NP[$l]} patches on fs/fat, checked on linux-source-$l ${SRCVER[$l]}"
+	fi
 done
 echo "$PROG: lintian: $(grep -c '^E: ' "$OUT/lintian.txt" || true) errors, $(grep -c '^W: ' "$OUT/lintian.txt" || true) warnings"
 echo "$OUT/$tdeb"

@@ -93,6 +93,10 @@ over_rev() {
 	[ -d /opt/nlc/rev ] || return 0
 	install -m 755 /opt/nlc/rev/nolongcreate-card /usr/sbin/nolongcreate-card
 	install -m 644 /opt/nlc/rev/61-vfat-nolongcreate.rules /usr/lib/udev/rules.d/61-vfat-nolongcreate.rules
+	# the last rule: that revision's, none before it had one
+	rm -f /usr/lib/udev/rules.d/99-zz-vfat-nolongcreate.rules
+	[ ! -f /opt/nlc/rev/99-zz-vfat-nolongcreate.rules ] ||
+		install -m 644 /opt/nlc/rev/99-zz-vfat-nolongcreate.rules /usr/lib/udev/rules.d/
 	udevadm control --reload
 	udevadm trigger --action=change --subsystem-match=block --property-match=ID_FS_TYPE=vfat
 	udevadm settle
@@ -269,6 +273,70 @@ if [ "$DKMS" = 1 ]; then
 	umount_all
 	mv /tmp/udisksd.orig "$U"
 	udevadm trigger --action=change "$PRINTER"; udevadm settle
+	run nolongcreate-card unmark "$PRINTER"
+
+	# An administrator's udev rule after the package's 61- one, where
+	# udisks2's documentation puts it (99-*.rules), that sets udisks2's
+	# vfat allow list without nolongcreate: the marked card still mounts,
+	# without it (the last rule, 99-zz-vfat-nolongcreate.rules, drops the
+	# default), and status says why; with the option in that list it
+	# mounts with it.  ($$: udev's "$")
+	admin_rule() {
+		printf 'SUBSYSTEM=="block", ENV{ID_FS_TYPE}=="vfat", ENV{UDISKS_MOUNT_OPTIONS_VFAT_ALLOW}="%s"\n' \
+			"$(printf '%s' "$1" | sed 's/\$/$$/g')" >/etc/udev/rules.d/99-local-vfat.rules
+		run cat /etc/udev/rules.d/99-local-vfat.rules
+		udevadm control --reload
+		udevadm trigger --action=change "$PRINTER"; udevadm settle
+		say "udev properties of $PRINTER:"; udevadm info -q property -n "$PRINTER" | grep -E '^(UDISKS|VFAT)_' | sed 's/^/#   /'
+	}
+	run nolongcreate-card mark "$PRINTER"
+	admin_rule "$A0"
+	run as_owner udisksctl mount -b "$PRINTER"
+	check "an administrator's 99- rule sets a vfat allow list without nolongcreate: the marked card mounts, without it" \
+		mounted_without "$PRINTER" nolongcreate
+	umount_all
+	run nolongcreate-card status "$PRINTER" | tee /tmp/status.out
+	check "that 99- rule: status says the card mounts without nolongcreate because a later rule's list lacks it" \
+		sh -c 'grep -q "mounts it without nolongcreate: a udev rule after 61-vfat-nolongcreate.rules" /tmp/status.out && ! grep -q "mounts it with nolongcreate" /tmp/status.out'
+	admin_rule "$A0,nolongcreate"
+	run as_owner udisksctl mount -b "$PRINTER"
+	check "the administrator's 99- rule's vfat allow list has nolongcreate: the marked card mounts with it" \
+		has_opt "$PRINTER" nolongcreate
+	umount_all
+	run nolongcreate-card status "$PRINTER" | tee /tmp/status.out
+	check "that 99- rule: status says udisks2 mounts it with nolongcreate" grep -q "udisks2 mounts it with nolongcreate" /tmp/status.out
+	rm /etc/udev/rules.d/99-local-vfat.rules
+	udevadm control --reload
+
+	# A marked card present while no vfat with the option is loaded and
+	# the option is not promised (VFAT_NOLONGCREATE_SKIP=kernel: at boot on
+	# a kernel that enforces module signatures; here the kernel's own vfat
+	# loaded, the card looked at, and that vfat unloaded): once the vfat
+	# with the option loads, its "add" event has udev look at the card
+	# again.
+	KD=/usr/lib/modules/$(uname -r)/kernel/fs/fat
+	modprobe -r vfat fat
+	run insmod "$(ls "$KD"/fat.ko*)"
+	run insmod "$(ls "$KD"/vfat.ko*)"
+	udevadm trigger --action=change "$PRINTER"; udevadm settle
+	rmmod vfat fat
+	say "the kernel's own vfat loaded, then unloaded; udev properties of $PRINTER:"
+	udevadm info -q property -n "$PRINTER" | grep -E '^(UDISKS|VFAT)_' | sed 's/^/#   /'
+	check "vfat not loaded, the card looked at while the kernel's own was: VFAT_NOLONGCREATE_SKIP=kernel" \
+		sh -c '! test -d /sys/module/vfat && udevadm info -q property -n "$PRINTER" | grep -qx VFAT_NOLONGCREATE_SKIP=kernel'
+	run modprobe vfat
+	for _ in $(seq 1 20); do
+		udevadm settle
+		udevadm info -q property -n "$PRINTER" | grep -q '^UDISKS_MOUNT_OPTIONS_VFAT_DEFAULTS=.*nolongcreate' && break
+		sleep 0.5
+	done
+	say "vfat with the option loaded; udev properties of $PRINTER:"
+	udevadm info -q property -n "$PRINTER" | grep -E '^(UDISKS|VFAT)_' | sed 's/^/#   /'
+	check "vfat with the option loaded: udev looked at the card again (nolongcreate in its defaults)" \
+		sh -c 'udevadm info -q property -n "$PRINTER" | grep -q "^UDISKS_MOUNT_OPTIONS_VFAT_DEFAULTS=.*nolongcreate"'
+	run as_owner udisksctl mount -b "$PRINTER"
+	check "vfat with the option loaded after the card: udisks2 mounts it with nolongcreate" has_opt "$PRINTER" nolongcreate
+	umount_all
 	run nolongcreate-card unmark "$PRINTER"
 else
 	for d in "$PRINTER" "$STICK" "$OTHER"; do

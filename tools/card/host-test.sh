@@ -4,7 +4,8 @@
 # tools/card/host-test.sh [NOLONGCREATE_CARD]: how nolongcreate-card reads
 # a hand-edited list of cards (NOLONGCREATE_CARDS, a temporary file): the
 # entries "list" prints and the lines it warns about; a mount point given
-# for a device.  Nothing is marked,
+# for a device; what the last rule (--udev-last) does with a marked card's
+# defaults.  Nothing is marked,
 # no udev event is sent.  Prints "ok:"/"FAIL:" lines and last
 # "card host test: N passed, N failed"; exit status 0 only if none failed.
 set -uo pipefail
@@ -63,6 +64,41 @@ if [[ $rc == 2 ]] && grep -q "$T: not a mount point" "$T/out"; then
 else
 	bad "status DIR: exit $rc, $(cat "$T/out")"
 fi
+
+# the last rule (99-zz-vfat-nolongcreate.rules): a marked card's
+# defaults lose nolongcreate where the final allow lists (a later rule's
+# properties, else mount_options.conf's) lack it
+# shellcheck disable=SC2016 # udisks2's $UID, not expanded
+A0='uid=$UID,gid=$GID,flush,utf8,shortname,umask,dmask,fmask,codepage,iocharset,usefree,showexec'
+# shellcheck disable=SC2016
+D0='uid=$UID,gid=$GID,shortname=mixed,utf8=1,showexec,flush'
+last() { # last WANT DESCRIPTION VAR=VALUE...: --udev-last's output
+	local want=$1 what=$2 out rc=0
+	shift 2
+	out=$(env -i PATH="$PATH" NOLONGCREATE_UDISKS_CONF="$T/udisks.conf" DEVNAME=/dev/sdz1 \
+		DEVLINKS=/dev/disk/by-uuid/1111-AAAA UDISKS_MOUNT_OPTIONS_VFAT_DEFAULTS="$D0,nolongcreate" \
+		"$@" bash "$CARD" --udev-last 2>&1) || rc=$?
+	if [[ $rc == 0 && $out == "$want" ]]; then
+		ok "--udev-last, $what"
+	else
+		bad "--udev-last, $what: exit $rc, got '$out', want '$want'"
+	fi
+}
+dropped=$(printf '%s\n' "UDISKS_MOUNT_OPTIONS_VFAT_DEFAULTS=$D0" "VFAT_NOLONGCREATE_SKIP=later-allow")
+rm -f "$T/udisks.conf"
+last "$dropped" "a later rule's vfat allow list without the option: the default dropped" \
+	UDISKS_MOUNT_OPTIONS_VFAT_ALLOW="$A0"
+last "" "a later rule's vfat allow list with the option: kept" \
+	UDISKS_MOUNT_OPTIONS_VFAT_ALLOW="$A0,nolongcreate,longcreate"
+last "" "the generic allow list with the option: kept" \
+	UDISKS_MOUNT_OPTIONS_VFAT_ALLOW="$A0" UDISKS_MOUNT_OPTIONS_ALLOW=nolongcreate
+last "$dropped" "no vfat allow list left (udisks2's built-in one): the default dropped"
+last "$(printf '%s\n' "UDISKS_MOUNT_OPTIONS_VFAT_DEFAULTS=$D0" "VFAT_NOLONGCREATE_SKIP=udisks-lists later-allow")" \
+	"the earlier skips kept" UDISKS_MOUNT_OPTIONS_VFAT_ALLOW="$A0" VFAT_NOLONGCREATE_SKIP=udisks-lists
+printf '[/dev/disk/by-uuid/1111-AAAA]\nvfat_allow=%s,nolongcreate\n' "$A0" >"$T/udisks.conf"
+last "" "no property, the card's group of mount_options.conf allows it: kept"
+printf '[defaults]\nvfat_allow=%s\n' "$A0" >"$T/udisks.conf"
+last "$dropped" "no property, mount_options.conf's list lacks it: the default dropped"
 
 echo "card host test: $pass passed, $fail failed"
 [[ $fail == 0 ]]

@@ -171,6 +171,16 @@ static const char *esc(const char *s)
 }
 
 /* The reverse of esc(), in place; -1 on a bad escape. */
+/* @s as one shell word, for a command printed to be pasted (two buffers) */
+static const char *shw(const char *s)
+{
+	static char buf[2][4 * 1024 + 8];
+	static int next;
+
+	next = !next;
+	return fat83_shell_word(s, buf[next], sizeof(buf[next]));
+}
+
 static int unesc(char *s)
 {
 	static const char from[] = "abtnvfr\\", to[] = "\a\b\t\n\v\f\r\\";
@@ -283,7 +293,7 @@ static enum kind classify(const struct ent *e, char reader[256])
 /* --------------------------------------------------------- the mount -- */
 
 struct mount {
-	char point[1024];	/* the mount point, as mountinfo escapes it */
+	char point[1024];	/* the mount point (mountinfo's \040 etc. undone) */
 	char opts[1024];	/* the superblock options of mountinfo */
 	bool nolongcreate;
 	char shortname[16];
@@ -336,6 +346,7 @@ static void mount_info(dev_t dev, struct mount *m)
 		if (strcmp(fstype, "vfat"))
 			continue;
 		snprintf(m->opts, sizeof(m->opts), "%s", opts);
+		fat83_mountinfo_unescape(point);
 		snprintf(m->point, sizeof(m->point), "%s", point);
 		m->nolongcreate = has_opt(opts, "nolongcreate", NULL, 0);
 		if (!has_opt(opts, "shortname", m->shortname, sizeof(m->shortname)))
@@ -1424,7 +1435,7 @@ static int run_put(struct ctx *c, int dfd, char **srcs, int nsrc)
 		printf("%s: %s: %d file(s) planned, nothing copied\n", prog, esc(c->top), nsrc);
 		if (c->rdonly)
 			printf("%s: %s is mounted read-only (sudo mount -o remount,rw %s)\n",
-			       prog, esc(c->top), esc(c->mnt.point));
+			       prog, esc(c->top), shw(c->mnt.point));
 		goto out;
 	}
 	for (i = 0; i < nsrc && !failed; i++) {
@@ -1964,7 +1975,7 @@ int main(int argc, char **argv)
 	if (c.cmd == UNDO) {
 		if (c.rdonly) {
 			warnx("%s is mounted read-only: nothing can be renamed back "
-			      "(sudo mount -o remount,rw %s)", esc(c.top), esc(c.mnt.point));
+			      "(sudo mount -o remount,rw %s)", esc(c.top), shw(c.mnt.point));
 			close(fd);
 			return 2;
 		}
@@ -1972,7 +1983,7 @@ int main(int argc, char **argv)
 			warnx("%s is mounted with nolongcreate, which refuses the old long "
 			      "names: mount it with longcreate first (sudo mount -o "
 			      "remount,longcreate %s), then fat83 undo", esc(c.top),
-			      esc(c.mnt.point));
+			      shw(c.mnt.point));
 			close(fd);
 			return 2;
 		}
@@ -2001,7 +2012,7 @@ int main(int argc, char **argv)
 		if (c.rdonly)
 			printf("%s: %s is mounted read-only: nothing will be renamed; the plan "
 			       "follows (sudo mount -o remount,rw %s, then fat83 fix again)\n",
-			       prog, esc(c.top), esc(c.mnt.point));
+			       prog, esc(c.top), shw(c.mnt.point));
 	}
 	walk(&c, fd, "", 0);
 	if (c.cmd == CHECK) {

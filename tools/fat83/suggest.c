@@ -230,3 +230,46 @@ bool fat83_eq_nocase(const char *a, const char *b)
 			return false;
 	return !*a && !*b;
 }
+
+void fat83_mountinfo_unescape(char *s)
+{
+	char *o = s;
+
+	while (*s) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
+		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+			s += 4;
+		} else {
+			*o++ = *s++;
+		}
+	}
+	*o = '\0';
+}
+
+char *fat83_shell_word(const char *s, char *out, size_t size)
+{
+	const char *p;
+	size_t k = 0;
+
+	if (!size)
+		return out;
+	if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			 "0123456789_./@%+=:,-") == strlen(s)) {
+		snprintf(out, size, "%s", s);
+		return out;
+	}
+#define PUT(c) do { if (k + 1 < size) out[k++] = (c); } while (0)
+	PUT('\'');
+	for (p = s; *p; p++) {
+		if (*p == '\'') {
+			PUT('\''); PUT('\\'); PUT('\''); PUT('\'');
+		} else {
+			PUT(*p);
+		}
+	}
+	PUT('\'');
+#undef PUT
+	out[k] = '\0';
+	return out;
+}

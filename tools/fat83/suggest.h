@@ -79,4 +79,18 @@ size_t fat83_utf8_char(const unsigned char *s, const unsigned char *e,
 /* ASCII case-insensitive equality (what vfat's lookup does for ASCII). */
 bool fat83_eq_nocase(const char *a, const char *b);
 
+/*
+ * A path as /proc/self/mountinfo prints it (space, tab, newline and
+ * backslash as \040 \011 \012 \134) back to the path itself, in place.
+ */
+void fat83_mountinfo_unescape(char *s);
+
+/*
+ * @s as one word a shell reads back as @s (for a command printed to be
+ * pasted): as it is when it holds only A-Z a-z 0-9 and _ . / @ % + = : , -,
+ * else in single quotes (a quote in it as '\''); in @out of @size bytes,
+ * cut short if it does not fit.  Returns @out.
+ */
+char *fat83_shell_word(const char *s, char *out, size_t size);
+
 #endif /* FAT83_SUGGEST_H */

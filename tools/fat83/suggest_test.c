@@ -148,6 +148,18 @@ static const struct {
 	{ "COMA", 0 }, { "LPT", 0 },
 };
 
+/* a mount point as mountinfo prints it, the path, the path as a shell word */
+static const struct {
+	const char *mountinfo, *path, *word;
+} mnt[] = {
+	{ "/media/owner/PRINTER", "/media/owner/PRINTER", "/media/owner/PRINTER" },
+	{ "/media/owner/MY\\040CARD", "/media/owner/MY CARD", "'/media/owner/MY CARD'" },
+	{ "/mnt/a\\011b\\012c", "/mnt/a\tb\nc", "'/mnt/a\tb\nc'" },
+	{ "/mnt/back\\134slash", "/mnt/back\\slash", "'/mnt/back\\slash'" },
+	{ "/mnt/it's", "/mnt/it's", "'/mnt/it'\\''s'" },
+	{ "/mnt/x\\9y\\04", "/mnt/x\\9y\\04", "'/mnt/x\\9y\\04'" },
+};
+
 static const char *taken_list;
 
 static bool taken_in_list(const char *cand, void *arg)
@@ -197,6 +209,16 @@ int main(void)
 	result(fat83_eq_nocase("Benchy.gco", "BENCHY.GCO") &&
 	       !fat83_eq_nocase("BENCHY.GCO", "BENCHY.GC"),
 	       "eq_nocase");
+	for (i = 0; i < sizeof(mnt) / sizeof(mnt[0]); i++) {
+		char path[64], word[64];
+
+		snprintf(path, sizeof(path), "%s", mnt[i].mountinfo);
+		fat83_mountinfo_unescape(path);
+		fat83_shell_word(path, word, sizeof(word));
+		result(!strcmp(path, mnt[i].path) && !strcmp(word, mnt[i].word),
+		       "mountinfo '%s' -> '%s' (got '%s'), as a shell word %s (got %s)",
+		       mnt[i].mountinfo, mnt[i].path, path, mnt[i].word, word);
+	}
 	printf("1..%d\n", passed + failed);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

@@ -170,7 +170,6 @@ static const char *esc(const char *s)
 	return o;
 }
 
-/* The reverse of esc(), in place; -1 on a bad escape. */
 /* @s as one shell word, for a command printed to be pasted (two buffers) */
 static const char *shw(const char *s)
 {
@@ -181,6 +180,7 @@ static const char *shw(const char *s)
 	return fat83_shell_word(s, buf[next], sizeof(buf[next]));
 }
 
+/* The reverse of esc(), in place; -1 on a bad escape. */
 static int unesc(char *s)
 {
 	static const char from[] = "abtnvfr\\", to[] = "\a\b\t\n\v\f\r\\";

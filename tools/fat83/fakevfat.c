@@ -9,7 +9,9 @@
  * and digits, ~1, the extension's first 3); FAT_IOCTL_GET_ATTRIBUTES says
  * hidden for a path with HIDDEN in it and system for one with SYSTEM;
  * with FAKEVFAT_FULL=N in the environment, a write to a regular file past
- * its first N bytes fails with ENOSPC (a card that fills up).
+ * its first N bytes fails with ENOSPC (a card that fills up); with
+ * FAKEVFAT_SIGNAL=N, the process gets SIGINT once it has written a regular
+ * file past its first N bytes (Ctrl-C during a copy).
  * Not vfat: the kernel's own behaviour is guest-test.sh's.
  */
 #define _GNU_SOURCE
@@ -17,6 +19,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -134,7 +137,9 @@ ssize_t write(int fd, const void *buf, size_t n)
 {
 	ssize_t (*real)(int, const void *, size_t) = dlsym(RTLD_NEXT, "write");
 	const char *full = getenv("FAKEVFAT_FULL");
+	const char *sig = getenv("FAKEVFAT_SIGNAL");
 	struct stat st;
+	ssize_t r;
 	off_t at;
 
 	if (full && fd > 2 && !fstat(fd, &st) && S_ISREG(st.st_mode)) {
@@ -144,5 +149,11 @@ ssize_t write(int fd, const void *buf, size_t n)
 			return -1;
 		}
 	}
-	return real(fd, buf, n);
+	r = real(fd, buf, n);
+	if (sig && r > 0 && fd > 2 && !fstat(fd, &st) && S_ISREG(st.st_mode) &&
+	    lseek(fd, 0, SEEK_CUR) > atol(sig)) {
+		unsetenv("FAKEVFAT_SIGNAL");
+		raise(SIGINT);
+	}
+	return r;
 }

@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -1349,7 +1350,28 @@ struct put {
 	bool made;
 };
 
-/* Copy @sfd into @fd and fsync it; 0, or -errno. */
+/*
+ * The signals that end put (Ctrl-C, a closed terminal, a logout, kill) are
+ * blocked while it copies, and looked for between blocks: a file cut short
+ * would stay on the card under its final name, which a printer would print.
+ * So put removes what it made first; then the signal ends it as it would have.
+ */
+static sigset_t put_stop;
+
+static bool put_interrupted(void)
+{
+	sigset_t pend;
+	int s;
+
+	if (sigpending(&pend))
+		return false;
+	for (s = 1; s < NSIG; s++)
+		if (sigismember(&put_stop, s) && sigismember(&pend, s))
+			return true;
+	return false;
+}
+
+/* Copy @sfd into @fd and fsync it; 0, or -errno (-EINTR: a signal came). */
 static int put_copy(int sfd, int fd)
 {
 	static char buf[1 << 16];
@@ -1357,6 +1379,8 @@ static int put_copy(int sfd, int fd)
 	int err = 0;
 
 	for (;;) {
+		if (put_interrupted())
+			return -EINTR;
 		n = read(sfd, buf, sizeof(buf));
 		if (n < 0) {
 			if (errno == EINTR)
@@ -1378,6 +1402,8 @@ static int put_copy(int sfd, int fd)
 	}
 	if (fsync(fd))
 		err = -errno;
+	if (!err && put_interrupted())
+		err = -EINTR;
 	return err;
 }
 
@@ -1387,9 +1413,10 @@ static int run_put(struct ctx *c, int dfd, char **srcs, int nsrc)
 	struct taken t = { .dl = &dl };
 	struct put *p;
 	struct stat st;
-	bool lower = c->mnt.lower, case_tried = false, failed = false;
+	bool lower = c->mnt.lower, case_tried = false, failed = false, blocked = false;
 	unsigned long bad = 0;
 	int i, j, r, sfd, fd, err;
+	sigset_t old_mask;
 	size_t k;
 
 	r = read_dir(dfd, &dl);
@@ -1438,6 +1465,12 @@ static int run_put(struct ctx *c, int dfd, char **srcs, int nsrc)
 			       prog, esc(c->top), shw(c->mnt.point));
 		goto out;
 	}
+	sigemptyset(&put_stop);
+	sigaddset(&put_stop, SIGINT);
+	sigaddset(&put_stop, SIGTERM);
+	sigaddset(&put_stop, SIGHUP);
+	sigaddset(&put_stop, SIGQUIT);
+	blocked = !sigprocmask(SIG_BLOCK, &put_stop, &old_mask);
 	for (i = 0; i < nsrc && !failed; i++) {
 		sfd = open(p[i].src, O_RDONLY | O_CLOEXEC);
 		if (sfd < 0) {
@@ -1537,6 +1570,11 @@ out:
 	free_extra(&t);
 	free_dirlist(&dl);
 	free(p);
+	if (blocked) {
+		fflush(stdout);
+		/* a signal that came ends put now, the card as it was */
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
+	}
 	return failed ? 2 : bad ? 1 : 0;
 }
 

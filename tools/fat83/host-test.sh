@@ -138,6 +138,12 @@ FAKEVFAT_FULL=50000 run 2 put "$H/CUBE1.GCO" "$H/BIG.BIN" "$P"
 expect 'BIG\.BIN: No space left on device' "put on a full card: said"
 expect "CUBE12\\.GCO: removed" "put on a full card: the file copied before it removed"
 that "put on a full card: nothing left behind" test "$(listing)" = "$before"
+# Ctrl-C in the middle of the second file's copy: both files removed, then
+# the signal ends fat83 (bash: 130), nothing cut short left on the card
+FAKEVFAT_SIGNAL=70000 run 130 put "$H/CUBE1.GCO" "$H/BIG.BIN" "$P"
+expect "BIG\\.BIN -> .*: Interrupted system call" "put, Ctrl-C during a copy: said"
+expect "CUBE12\\.GCO: removed" "put, Ctrl-C during a copy: the file copied before it removed"
+that "put, Ctrl-C during a copy: nothing left behind" test "$(listing)" = "$before"
 run 2 put "$H/CUBE1.GCO" "$H/no such file" "$P"
 expect 'no such file: No such file or directory' "put of a missing file: said"
 run 2 put "$H" "$P"

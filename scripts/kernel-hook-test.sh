@@ -85,6 +85,16 @@ run() { # run ARGS...: the hook; its output (stdout and stderr) in $out, what it
 	[[ -n $out ]] && printf '%s\n' "$out" | sed 's/^/  /'
 	calls=$(cat "$T/calls")
 }
+sh_run() { # sh_run SCRIPT ARGS...: sh $T/SCRIPT, as run() the hook; its exit status in $rc
+	local script=$1
+	shift
+	: >"$T/calls"
+	echo "# $script $*"
+	rc=0
+	out=$(PATH=$T/bin:$PATH sh "$T/$script" "$@" 2>&1) || rc=$?
+	[[ -n $out ]] && printf '%s\n' "$out" | sed 's/^/  /'
+	calls=$(cat "$T/calls")
+}
 called() { grep -q -- "$1" <<<"$calls"; }
 said() { grep -q -- "$1" <<<"$out"; }
 lines() { [[ $(wc -l <<<"$out") == "$1" ]]; }
@@ -231,14 +241,7 @@ mkdir -p "$T/sys/module/\${m%%.ko*}"
 echo "insmod \$1" >>"$T/calls"
 EOS
 chmod 755 "$T/bin/uname" "$T/bin/insmod"
-mp() { # mp MODULE: modprobe-fat; as run()
-	: >"$T/calls"
-	echo "# modprobe-fat $*"
-	rc=0
-	out=$(PATH=$T/bin:$PATH sh "$T/modprobe-fat" "$@" 2>&1) || rc=$?
-	[[ -n $out ]] && printf '%s\n' "$out" | sed 's/^/  /'
-	calls=$(cat "$T/calls")
-}
+mp() { sh_run modprobe-fat "$@"; } # mp MODULE: modprobe-fat
 rm -rf "$T/sys/module/fat" "$T/sys/module/vfat" "$T/sys/module/msdos"
 mp vfat
 that "modprobe-fat vfat, refused, /var not mounted: exit 0" test "$rc" = 0
@@ -278,14 +281,7 @@ sed -e "s|@PKG_VERSION@|$VER|g" -e "s|/var/lib/dkms/|$T/var/lib/dkms/|g" -e "s|/
 	-e "s|/usr/lib/vfat-nolongcreate-dkms/kernel-hook|$T/bin/kernel-hook|g" "$HERE/../dkms/debian/postinst.in" >"$T/postinst"
 printf '#!/bin/sh\necho "kernel-hook $*" >>"%s/calls"\n' "$T" >"$T/bin/kernel-hook"
 chmod 755 "$T/bin/kernel-hook"
-postinst() { # postinst ARGS...: as run() for the postinst; its exit status in $rc
-	: >"$T/calls"
-	echo "# postinst $*"
-	rc=0
-	out=$(PATH=$T/bin:$PATH sh "$T/postinst" "$@" 2>&1) || rc=$?
-	[[ -n $out ]] && printf '%s\n' "$out" | sed 's/^/  /'
-	calls=$(cat "$T/calls")
-}
+postinst() { sh_run postinst "$@"; } # postinst ARGS...: the postinst
 D=$T/var/lib/dkms/$PKG/$VER
 mkdir -p "$D"
 ln -s /nowhere "$D/source"

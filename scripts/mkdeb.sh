@@ -211,22 +211,27 @@ from_series() {
 	keep && /^(index|new file mode|deleted file mode|old mode|new mode) / { print }
 	' "$1"
 }
+# series_diffs LINE DIR: from_series of each patch of patches/LINE/series
+# that touches those files, as DIR/PATCH, their names in DIR/series
+series_diffs() {
+	local p
+	mkdir -p "$2"
+	while read -r p; do
+		[[ -z $p || $p == \#* || $p == */* ]] && continue
+		from_series "$REPO/patches/$1/$p" >"$2/$p"
+		[[ -s $2/$p ]] || { rm "$2/$p"; continue; }
+		echo "$p" >>"$2/series"
+	done <"$REPO/patches/$1/series"
+}
 
 for LINE in "${LINES[@]}"; do
 	top=linux-source-$LINE
 	D=$pkg/src/patches/$LINE
 	mkdir -p "$D"
 	if [[ -n ${UNCHECKED[$LINE]:-} ]]; then
-		n=0
-		while read -r p; do
-			[[ -z $p || $p == \#* || $p == */* ]] && continue
-			from_series "$REPO/patches/$LINE/$p" >"$D/$p"
-			[[ -s $D/$p ]] || { rm "$D/$p"; continue; }
-			echo "$p" >>"$D/series"
-			n=$((n + 1))
-		done <"$REPO/patches/$LINE/series"
-		((n > 0)) || die "no patch of patches/$LINE/series touches fs/fat"
-		NP[$LINE]=$n
+		series_diffs "$LINE" "$D"
+		[[ -s $D/series ]] || die "no patch of patches/$LINE/series touches fs/fat"
+		NP[$LINE]=$(wc -l <"$D/series")
 		continue
 	fi
 	W=$TMP/$LINE
@@ -279,13 +284,11 @@ for LINE in "${LINES[@]}"; do
 		die "$LINE: patch --fuzz=0 of the diffs does not give the series' fs/fat"
 	# The diffs a machine without linux-source-$LINE takes (--unchecked)
 	# must give the same.
+	series_diffs "$LINE" "$W/fromseries.d"
 	while read -r p; do
-		[[ -z $p || $p == \#* || $p == */* ]] && continue
-		from_series "$REPO/patches/$LINE/$p" >"$TMP/fromseries.diff"
-		[[ -s $TMP/fromseries.diff ]] || continue
-		patch -d "$W/fromseries" -p1 --fuzz=0 --forward --batch --no-backup-if-mismatch -s <"$TMP/fromseries.diff" ||
+		patch -d "$W/fromseries" -p1 --fuzz=0 --forward --batch --no-backup-if-mismatch -s <"$W/fromseries.d/$p" ||
 			die "$LINE: patch --fuzz=0 of $p's fs/fat part as it is (what --unchecked takes) fails on the pristine fs/fat"
-	done <"$REPO/patches/$LINE/series"
+	done <"$W/fromseries.d/series"
 	diff -r "$W/fromseries" "$W/patched" >/dev/null ||
 		die "$LINE: the fs/fat part of the series as it is (what --unchecked takes) does not give the series' fs/fat"
 	# Kbuild.in lists fs/fat/Makefile's objects: they must still be these.

@@ -462,8 +462,10 @@ rc=0
 in_root mkinitramfs -d "$IC/conf" -o "$IC/initrd.img" "$KNEW" >"$W/2d-initramfs.log" 2>&1 || rc=$?
 echo "  mkinitramfs exit status: $rc ($((SECONDS - t0)) s)"
 [[ $rc == 0 ]] || { tail -n 30 "$W/2d-initramfs.log" >&2; problems+=("2d: mkinitramfs: exit $rc"); }
+# what mkinitramfs copies for vfat (hook-functions' manual_add_modules)
+echo "  modprobe --ignore-install --show-depends vfat: $(in_root modprobe -S "$KNEW" --ignore-install --show-depends vfat 2>&1 | paste -sd' ')"
 in_root lsinitramfs "$IC/initrd.img" >"$W/2d-lsinitramfs.txt" 2>&1 || problems+=("2d: lsinitramfs failed")
-for want in "usr/lib/modprobe.d/vfat-nolongcreate.conf" "usr/lib/modules/$KNEW/updates/dkms/vfat.ko" \
+for want in "usr/lib/modprobe.d/vfat-nolongcreate.conf" "usr/lib/modules/$KNEW/updates/dkms/vfat.ko" "usr/lib/modules/$KNEW/updates/dkms/fat.ko" \
 	usr/lib/vfat-nolongcreate-dkms/modprobe-fat usr/sbin/insmod usr/sbin/modinfo usr/bin/flock \
 	"usr/lib/vfat-nolongcreate-dkms/stock/$KNEW/fat.ko" "usr/lib/vfat-nolongcreate-dkms/stock/$KNEW/vfat.ko" \
 	"usr/lib/vfat-nolongcreate-dkms/stock/$KNEW/msdos.ko"; do

@@ -77,8 +77,10 @@ the suite needs and the built ones (DIR/KREL/, DIR/export.env), and the
 two .debs they were built from and installed (DIR/*.deb, named in
 export.env as DEB and TOOLS_DEB: mkdeb.sh's own copies in the cache go
 when the package is made again), for ./qemu-run.sh --distro-kernel,
-card-guest.sh and sigenforce-guest.sh; --reuse-export: if DIR holds an
-export of this package version, only say so and exit 0.
+card-guest.sh and sigenforce-guest.sh; in step 2d, the files of the
+initramfs it made (DIR/KREL/initramfs.cpio, uncompressed, for
+sigenforce-guest.sh); --reuse-export: if DIR holds an export of this
+package version that a run which passed made, only say so and exit 0.
 Exit status 0 when all holds.
 
   --suite S     bookworm (Debian 12, default line 6.1) or trixie (Debian
@@ -401,7 +403,6 @@ if [[ -n $EXPORT && ${#problems[@]} == 0 ]]; then
 		printf 'PKGVER=%q\n' "$PKGVER"
 		printf 'DEB=%q\n' "$EXPORT/${DEB##*/}"
 		printf 'TOOLS_DEB=%q\n' "$EXPORT/${TOOLS_DEB##*/}"
-		printf 'EXPORT_KEY=%q\n' "$EXPORT_KEY"
 		printf 'SUITE=%q\n' "$SUITE"
 		printf 'KREL=%q\n' "$KNEW"
 		printf 'KVERSION=%q\n' "$SV"
@@ -488,6 +489,13 @@ rules=$(in_root chroot "$X" /usr/sbin/modprobe --showconfig 2>&1 | grep -c "^ins
 echo "  in the initramfs (chroot): the programs modprobe-fat runs there: $(head -n 6 "$W/2d-chroot.txt" | paste -sd' '); modinfo -F version of the package's vfat: $(tail -n +7 "$W/2d-chroot.txt" | paste -sd' '); install rules of fat, vfat, msdos: $rules"
 [[ $(grep -c '^/' "$W/2d-chroot.txt") == 6 && $(tail -n +7 "$W/2d-chroot.txt") == "$PKGVER" && $rules == 3 ]] ||
 	problems+=("2d: in the initramfs: not all of the programs modprobe-fat runs, or modinfo cannot read the package's vfat, or not 3 rules")
+# the initramfs's files for sigenforce-guest.sh, which runs modprobe vfat
+# in them (chroot) on a kernel that refuses the package's modules
+if [[ -n $EXPORT && -f $EXPORT/export.env ]]; then
+	(cd "$R$X" && find . | cpio -o -H newc --quiet) >"$EXPORT/$KNEW/initramfs.cpio" ||
+		problems+=("2d: cannot write $EXPORT/$KNEW/initramfs.cpio")
+	echo "  export: $KNEW/initramfs.cpio, $(du -k "$EXPORT/$KNEW/initramfs.cpio" | cut -f1) KiB"
+fi
 rm -rf "$R$IC"
 
 t0=$SECONDS
@@ -554,5 +562,7 @@ if ((${#problems[@]})); then
 	echo "deb-check $SUITE: FAILED ($((SECONDS - START)) s)"
 	exit 1
 fi
+# the export is kept (--reuse-export) only if all of it held
+[[ -z $EXPORT || ! -f $EXPORT/export.env ]] || printf 'EXPORT_KEY=%q\n' "$EXPORT_KEY" >>"$EXPORT/export.env"
 rm -rf "$R" # 1-2 GB; the tarball stays
 echo "deb-check $SUITE: ok in $((SECONDS - START)) s (${DEB##*/}: $KOLD refused in one line, $KNEW built on upgrade, a broken build refused in one line, apt exit 0 throughout, purge leaves the root as it was)"

@@ -116,6 +116,40 @@ else
 		sh -c 'mount -t vfat -o nolongcreate "$0" /mnt/t && ! touch "/mnt/t/A long name.txt" && umount /mnt/t' "$PRINTER"
 fi
 
+# Debian's initramfs (mkinitramfs in deb-check.sh's root, vfat in it; the
+# package's initramfs-tools hook put modprobe-fat, what it runs and the
+# copies of the kernel's own modules in it): modprobe vfat there, chroot
+# into its files with /proc, /sys, /dev and an empty /run as its init
+# mounts them (no /run/lock), its own sh and kmod, nothing of the root
+IR=/opt/nlc/initramfs
+EFI=$(readlink -f /dev/disk/by-label/EFI)
+systemctl stop boot-efi.mount
+for m in vfat msdos fat; do [ -d /sys/module/$m ] && modprobe -r $m; done
+for d in proc sys dev run mnt; do mkdir -p $IR/$d; done
+mount -t proc proc $IR/proc && mount -t sysfs sysfs $IR/sys && mount -t devtmpfs udev $IR/dev &&
+	mount -t tmpfs -o nodev,noexec,nosuid,mode=0755 tmpfs $IR/run
+say "the initramfs: $(cd $IR/usr/lib/modules/*/updates/dkms && echo *) in updates/dkms; $(cd $IR/usr/lib/vfat-nolongcreate-dkms/stock/* 2>/dev/null && echo *) in the package's copies; its sh: $(stat -c %s $IR/usr/bin/sh) bytes"
+check "in the initramfs: fat, vfat and msdos not loaded, /boot/efi unmounted, no /run/lock" \
+	sh -c '! test -d /sys/module/fat && ! test -d /sys/module/vfat && ! mountpoint -q /boot/efi && ! test -e "$0/run/lock"' "$IR"
+run chroot $IR /usr/bin/sh -c 'PATH=/usr/sbin:/usr/bin:/sbin:/bin; export PATH; modprobe -v vfat; echo "modprobe vfat: exit $?"'
+check "in the initramfs: modprobe -v vfat ran modprobe-fat and exits 0" \
+	sh -c 'grep -q "modprobe-fat vfat" /tmp/run.out && grep -qx "modprobe vfat: exit 0" /tmp/run.out'
+if [ "$ENFORCE" = 1 ]; then
+	check "in the initramfs: modprobe-fat said why, on stderr" \
+		grep -q 'vfat-nolongcreate: this kernel refused the DKMS-built fat.ko' /tmp/run.out
+	check "in the initramfs: fat and vfat loaded, the kernel's own (the copies in the initramfs)" \
+		bash -c 'test -d /sys/module/vfat && all_from own'
+	opts=umask=0077
+else
+	check "in the initramfs: fat and vfat loaded, the package's ($PKGVER)" \
+		bash -c 'test -d /sys/module/vfat && all_from "$PKGVER"'
+	opts=nolongcreate
+fi
+check "in the initramfs: its mount -t vfat -o $opts of the EFI disk ($EFI) works" \
+	sh -c 'chroot "$0" /usr/bin/mount -t vfat -o "$1" "$2" /mnt && grep -q "^$2 $0/mnt vfat " /proc/mounts' "$IR" "$opts" "$EFI"
+for d in mnt run dev sys proc; do mountpoint -q $IR/$d && umount $IR/$d; done
+check "/boot/efi mounts again, after the initramfs" systemctl start boot-efi.mount
+
 # udisks2, with the tools package: a marked card
 run dpkg -i /opt/nlc/tools.deb
 run nolongcreate-card mark "$PRINTER"

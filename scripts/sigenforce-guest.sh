@@ -44,11 +44,19 @@ scripts/sigenforce-guest-test.sh:
                 nolongcreate, nolongcreate-card status says why
   --no-enforce  only the boot without: the package's modules, the option
   (default: both boots)
-  --deb FILE    take the modprobe rule from this vfat-nolongcreate-dkms
-                .deb (default: the one of deb-check.sh's export, whose
-                modules the guest loads); an older package without one
-                shows what happened before
+  --deb FILE    take the modprobe rule and modprobe-fat from this
+                vfat-nolongcreate-dkms .deb (default: the one of
+                deb-check.sh's export, whose modules the guest loads), on
+                the root and in the initramfs; an older package without
+                them shows what happened before
                 (module.sig_enforce=1: /boot/efi fails, emergency mode)
+
+Each boot also runs modprobe vfat in Debian's initramfs for the kernel,
+made by mkinitramfs in deb-check.sh's root with vfat in it (the
+package's initramfs-tools hook put modprobe-fat, what it runs and the
+copies of the kernel's own modules there): chroot into its files, with
+/proc, /sys, /dev and an empty /run mounted as its init mounts them, its
+own sh and kmod; with enforcement the copies load, else the package's.
 
 Writes the guests' output to CACHE/sigenforce-guest/out-SUITE-ENFORCE.txt.
 Prints the TAP and "N passed, N failed, N skipped".  Exit status: 0 all
@@ -208,6 +216,27 @@ if [[ -d $T/deb/usr/lib/vfat-nolongcreate-dkms ]]; then
 	cp -a "$T/deb/usr/lib/vfat-nolongcreate-dkms/." "$O/usr/lib/vfat-nolongcreate-dkms/"
 fi
 echo "  modprobe rules: $(cd "$O" && find usr/lib/modprobe.d -type f 2>/dev/null | paste -sd' ' | grep . || echo none)"
+# The initramfs deb-check.sh made with mkinitramfs for this kernel, vfat in
+# it (its files: DIR/KREL/initramfs.cpio of the export), in
+# /opt/nlc/initramfs: the guest runs modprobe vfat in it (chroot), with
+# its own sh, kmod and no /run/lock, as its init would.  With --deb, the
+# package's modprobe rule and modprobe-fat in it are that package's, as
+# its initramfs-tools hook would have copied them.
+IR=$O/opt/nlc/initramfs
+[[ -f $EXPORT/$KREL/initramfs.cpio ]] || die "$EXPORT/$KREL: no initramfs.cpio (an export of an older deb-check.sh?)"
+mkdir -p "$IR"
+(cd "$IR" && cpio -idm --quiet --no-absolute-filenames <"$EXPORT/$KREL/initramfs.cpio") || die "cannot unpack $EXPORT/$KREL/initramfs.cpio"
+if [[ $DEB_UNDER_TEST != "$DEB" ]]; then
+	rm -f "$IR/usr/lib/modprobe.d/vfat-nolongcreate.conf" "$IR/usr/lib/vfat-nolongcreate-dkms/modprobe-fat"
+	for d in "$T/deb/lib/modprobe.d" "$T/deb/usr/lib/modprobe.d"; do
+		if [[ -d $d ]]; then cp -a "$d/." "$IR/usr/lib/modprobe.d/"; fi
+	done
+	if [[ -f $T/deb/usr/lib/vfat-nolongcreate-dkms/modprobe-fat ]]; then
+		cp -a "$T/deb/usr/lib/vfat-nolongcreate-dkms/modprobe-fat" "$IR/usr/lib/vfat-nolongcreate-dkms/"
+	fi
+	echo "  in it, the modprobe rule and modprobe-fat of the package under test"
+fi
+echo "  the initramfs of mkinitramfs (deb-check.sh), in /opt/nlc/initramfs: $(find "$IR" -type f | wc -l) files"
 cp "$TOOLS_DEB" "$O/opt/nlc/tools.deb"
 cp "$REPO/scripts/sigenforce-guest-test.sh" "$O/opt/nlc/"
 # an EFI machine's /etc/fstab; on Debian 13 /var on a disk of its own,

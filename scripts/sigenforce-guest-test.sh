@@ -145,8 +145,10 @@ else
 		bash -c 'test -d /sys/module/vfat && all_from "$PKGVER"'
 	opts=nolongcreate
 fi
-check "in the initramfs: its mount -t vfat -o $opts of the EFI disk ($EFI) works" \
-	sh -c 'chroot "$0" /usr/bin/mount -t vfat -o "$1" "$2" /mnt && grep -q "^$2 $0/mnt vfat " /proc/mounts' "$IR" "$opts" "$EFI"
+# (vfat loaded first: else the kernel would load it for the mount with
+# the root's modprobe, not the initramfs's)
+check "in the initramfs: vfat loaded there, then its mount -t vfat -o $opts of the EFI disk ($EFI) works" \
+	sh -c 'test -d /sys/module/vfat && chroot "$0" /usr/bin/mount -t vfat -o "$1" "$2" /mnt && grep -q "^$2 $0/mnt vfat " /proc/mounts' "$IR" "$opts" "$EFI"
 for d in mnt run dev sys proc; do mountpoint -q $IR/$d && umount $IR/$d; done
 check "/boot/efi mounts again, after the initramfs" systemctl start boot-efi.mount
 

@@ -198,6 +198,8 @@ run --removed ..
 that "--removed ..: nothing removed" same_as_stock
 DEB_MAINT_PARAMS="upgrade 6.1.999-2" run --removed "$K"
 that "--removed $K, the kernel's package upgraded (DEB_MAINT_PARAMS=upgrade ...): nothing removed" same_as_stock
+run --removed "$K"
+that "--removed $K by hand (no DEB_MAINT_PARAMS), the kernel still there: nothing removed" same_as_stock
 DEB_MAINT_PARAMS="remove" run --removed "$K"
 that "--removed $K: its copies removed, exit 0" test ! -e "$S/$K" -a ! -e "$S"
 # a failed build leaves no copies (the kernel keeps its own in its tree)

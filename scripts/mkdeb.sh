@@ -357,8 +357,9 @@ lintian --fail-on error,warning --info "$changes" >"$TMP/lintian.txt" 2>&1 ||
 	{ cat "$TMP/lintian.txt" >&2; die "lintian reports errors or warnings"; }
 
 mkdir -p "$OUT"
-rm -f "$OUT"/vfat-nolongcreate-dkms_* "$OUT"/vfat-nolongcreate-tools_* "$OUT/package.key"
-cp "$TMP"/vfat-nolongcreate-dkms_"$PKGVER"* "$TMP/$tdeb" "$OUT/"
+rm -f "$OUT"/vfat-nolongcreate-dkms_* "$OUT"/vfat-nolongcreate-tools_* "$OUT"/vfat-nolongcreate-tools-dbgsym_* "$OUT/package.key"
+# (the .changes names the tools' debug symbols package too)
+cp "$TMP"/vfat-nolongcreate-dkms_"$PKGVER"* "$TMP/$tdeb" "$TMP"/vfat-nolongcreate-tools-dbgsym_"$PKGVER"_*.deb "$OUT/"
 cp "$TMP/lintian.txt" "$TMP/build.log" "$OUT/"
 {
 	printf 'PKGVER=%q\n' "$PKGVER"

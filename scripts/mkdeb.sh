@@ -119,6 +119,10 @@ if ((${#need[@]})); then
 	[[ $(id -u) == 0 ]] || die "missing packages: ${need[*]} (apt-get install --no-install-recommends ${need[*]})"
 	echo "$PROG: installing: ${need[*]}"
 	apt-get install -y -q --no-install-recommends "${need[@]}" </dev/null >/dev/null
+	# only for this build: apt autoremove takes them away again (the
+	# package keeps its own linux-source while it is installed)
+	apt-mark auto "${need[@]}" >/dev/null
+	echo "$PROG: marked as installed automatically (apt autoremove removes them once nothing needs them): ${need[*]}"
 fi
 
 # ---------------------------------------------------------------- versions --

@@ -437,9 +437,10 @@ if ((${#CSUITES[@]})); then
 	# module.sig_enforce=1 refuse the DKMS-built modules; the package's
 	# modprobe rule loads the kernel's own (the fstab vfat mounts at boot,
 	# the kernel log says why, udisks2 mounts a card); without enforcement
-	# the package's, with the option: in the card guests' roots.
+	# the package's, with the option: in the card guests' roots; and in
+	# each, modprobe vfat in Debian's initramfs for that kernel.
 	guest_step "module.sig_enforce=1 guest" \
-		"DKMS modules refused, the kernel's own loaded, fstab vfat and udisks2 mount; and the guest without" \
+		"DKMS modules refused, the kernel's own loaded, fstab vfat and udisks2 mount, modprobe vfat in Debian's initramfs; and the guest without" \
 		60 scripts/sigenforce-guest.sh
 fi
 

@@ -74,7 +74,8 @@ grep -q SIGNED "$3" && echo "DKMS module signing key"
 exit 0
 EOS
 printf '#!/bin/sh\necho "udevadm $*" >>"%s/calls"\n' "$T" >"$T/bin/udevadm"
-printf '#!/bin/sh\necho "ii "\n' >"$T/bin/dpkg-query"
+# (the package's own status: $T/pkg-status, else "ii ")
+printf '#!/bin/sh\ncase "$*" in *%s-dkms*) cat %s 2>/dev/null || echo "ii " ;; *) echo "ii " ;; esac\n' "$PKG" "$T/pkg-status" >"$T/bin/dpkg-query"
 printf '#!/bin/sh\necho "%s is not enrolled"\n' /var/lib/dkms/mok.pub >"$T/bin/mokutil"
 chmod 755 "$T"/bin/* "$T/usr/src/$PKG-$VER/nlc-prepare" "$T/usr/lib/linux-kbuild-6.1/scripts/sign-file"
 
@@ -149,6 +150,14 @@ touch "$T/signs"
 
 # 4. a kernel update on a kernel that enforces signatures: one line
 rm -f "$T/lib/modules/$K/updates/dkms/fat.ko"
+# (first the headers' hook while the package is unpacked, not configured:
+# in one apt run with it; its postinst --all builds)
+echo "iU " >"$T/pkg-status"
+run --headers "$K"
+that "--headers while the package is not configured yet: nothing done, nothing said" \
+	test -z "$out" -a ! -e "$T/lib/modules/$K/updates/dkms/fat.ko"
+that "--headers while the package is not configured yet: dkms not asked" not called "^dkms "
+rm -f "$T/pkg-status"
 echo Y >"$T/sys/module/module/parameters/sig_enforce"
 run --headers "$K"
 that "--headers under enforcement: one line" lines 1

@@ -11,7 +11,8 @@
  * with FAKEVFAT_FULL=N in the environment, a write to a regular file past
  * its first N bytes fails with ENOSPC (a card that fills up); with
  * FAKEVFAT_SIGNAL=N, the process gets SIGINT once it has written a regular
- * file past its first N bytes (Ctrl-C during a copy).
+ * file past its first N bytes (Ctrl-C during a copy), or the signal
+ * FAKEVFAT_SIGNO says instead (9: SIGKILL, a card pulled or a power cut).
  * Not vfat: the kernel's own behaviour is guest-test.sh's.
  */
 #define _GNU_SOURCE
@@ -138,6 +139,7 @@ ssize_t write(int fd, const void *buf, size_t n)
 	ssize_t (*real)(int, const void *, size_t) = dlsym(RTLD_NEXT, "write");
 	const char *full = getenv("FAKEVFAT_FULL");
 	const char *sig = getenv("FAKEVFAT_SIGNAL");
+	const char *signo = getenv("FAKEVFAT_SIGNO");
 	struct stat st;
 	ssize_t r;
 	off_t at;
@@ -153,7 +155,7 @@ ssize_t write(int fd, const void *buf, size_t n)
 	if (sig && r > 0 && fd > 2 && !fstat(fd, &st) && S_ISREG(st.st_mode) &&
 	    lseek(fd, 0, SEEK_CUR) > atol(sig)) {
 		unsetenv("FAKEVFAT_SIGNAL");
-		raise(SIGINT);
+		raise(signo ? atoi(signo) : SIGINT);
 	}
 	return r;
 }

@@ -182,6 +182,19 @@ run 0 put "$H/CUBE1.GCO" "$P"
 expect "^$H/CUBE1\\.GCO -> $P/CUBE12\\.GCO\$" "put without --replace: the next free name, CUBE12.GCO"
 that "put without --replace: CUBE1.GCO untouched" test "$(cat "$P/CUBE1.GCO")" = "G1 X10"
 rm "$P/CUBE12.GCO"
+# CUBE12.GCO made by someone else between the plan and the rename: not
+# replaced, the next free name
+FAKEVFAT_RACE=CUBE12.GCO run 0 put "$H/CUBE1.GCO" "$P"
+expect "^$H/CUBE1\\.GCO -> $P/CUBE13\\.GCO\$" "put, CUBE12.GCO taken before the rename: the next free name, CUBE13.GCO"
+that "put, CUBE12.GCO taken before the rename: not replaced" test "$(cat "$P/CUBE12.GCO")" = raced
+rm "$P/CUBE12.GCO" "$P/CUBE13.GCO"
+# no RENAME_NOREPLACE (ENOSYS; EINVAL, the flag refused): said, nothing left
+before=$(listing)
+for e in ENOSYS EINVAL; do
+	FAKEVFAT_NOFLAGS=$e run 2 put "$H/CUBE1.GCO" "$H/Benchy Final.gcode" "$P"
+	expect "renameat2 with RENAME_NOREPLACE: .*does not support it" "put, renameat2 without RENAME_NOREPLACE ($e): said"
+	that "put, renameat2 without RENAME_NOREPLACE ($e): nothing left behind" test "$(listing)" = "$before"
+done
 # --replace never replaces a directory
 mkdir "$P/PARTS"
 printf 'G1 X12\n' >"$H/PARTS"

@@ -11,7 +11,12 @@
  * with FAKEVFAT_FULL=N in the environment, a write to a regular file past
  * its first N bytes fails with ENOSPC (a card that fills up); with
  * FAKEVFAT_SIGNAL=N, the process gets SIGINT once it has written a regular
- * file past its first N bytes (Ctrl-C during a copy).
+ * file past its first N bytes (Ctrl-C during a copy), or the signal
+ * FAKEVFAT_SIGNO says instead (9: SIGKILL, a card pulled or a power cut);
+ * with FAKEVFAT_RACE=NAME, the first renameat2 makes the file NAME in the
+ * target's directory first (a name taken in the meantime); with
+ * FAKEVFAT_NOFLAGS=ENOSYS or EINVAL, renameat2 with flags fails so (a
+ * kernel or filesystem without RENAME_NOREPLACE).
  * Not vfat: the kernel's own behaviour is guest-test.sh's.
  */
 #define _GNU_SOURCE
@@ -138,6 +143,7 @@ ssize_t write(int fd, const void *buf, size_t n)
 	ssize_t (*real)(int, const void *, size_t) = dlsym(RTLD_NEXT, "write");
 	const char *full = getenv("FAKEVFAT_FULL");
 	const char *sig = getenv("FAKEVFAT_SIGNAL");
+	const char *signo = getenv("FAKEVFAT_SIGNO");
 	struct stat st;
 	ssize_t r;
 	off_t at;
@@ -153,7 +159,31 @@ ssize_t write(int fd, const void *buf, size_t n)
 	if (sig && r > 0 && fd > 2 && !fstat(fd, &st) && S_ISREG(st.st_mode) &&
 	    lseek(fd, 0, SEEK_CUR) > atol(sig)) {
 		unsetenv("FAKEVFAT_SIGNAL");
-		raise(SIGINT);
+		raise(signo ? atoi(signo) : SIGINT);
 	}
 	return r;
+}
+
+int renameat2(int od, const char *o, int nd, const char *n, unsigned int flags)
+{
+	int (*real)(int, const char *, int, const char *, unsigned int) =
+		dlsym(RTLD_NEXT, "renameat2");
+	const char *race = getenv("FAKEVFAT_RACE");
+	const char *noflags = getenv("FAKEVFAT_NOFLAGS");
+	int fd;
+
+	if (noflags && flags) {
+		errno = !strcmp(noflags, "EINVAL") ? EINVAL : ENOSYS;
+		return -1;
+	}
+	if (race) {
+		fd = openat(nd, race, O_WRONLY | O_CREAT | O_EXCL, 0644);
+		if (fd >= 0) {
+			if (write(fd, "raced\n", 6) != 6)
+				errno = EIO;
+			close(fd);
+		}
+		unsetenv("FAKEVFAT_RACE");
+	}
+	return real(od, o, nd, n, flags);
 }

@@ -12,8 +12,9 @@
  *   fat83 undo [--journal FILE] DIR
  *                                  rename them back, the last first
  *   fat83 name [--in DIR] NAME...  print the 8.3 name fix would give NAME
- *   fat83 put [--dry-run] FILE... DIR
- *                                  copy files into DIR under those names
+ *   fat83 put [--dry-run] [--replace] FILE... DIR
+ *                                  copy files into DIR under those names,
+ *                                  each through a scratch F83Pnnnn.TMP
  *   fat83 supported                exit 0 if the running kernel's vfat
  *                                  takes nolongcreate (root: fsopen)
  *
@@ -388,7 +389,7 @@ enum cmd { CHECK, FIX, UNDO };
 
 struct ctx {
 	enum cmd cmd;
-	bool dry_run, show_case, force, rdonly;
+	bool dry_run, show_case, force, rdonly, replace;
 	const char *top;
 	const char *journal;	/* --journal FILE, or NULL: JOURNAL_NAME at the top */
 	int jdir, jfd;		/* the journal's directory and file, or -1 */
@@ -549,6 +550,40 @@ static void report_dir(struct ctx *c, const char *rel, const struct dirlist *dl)
 	}
 }
 
+/* put's scratch name, F83P0000.TMP ... (see run_put) */
+#define PUT_TMP "F83P%04u.TMP"
+
+/* F83Pnnnn.TMP in any case: a scratch file of put's */
+static bool is_put_tmp(const char *n)
+{
+	int i;
+
+	if (strlen(n) != 12 || strncasecmp(n, "F83P", 4) || strcasecmp(n + 8, ".TMP"))
+		return false;
+	for (i = 4; i < 8; i++)
+		if (n[i] < '0' || n[i] > '9')
+			return false;
+	return true;
+}
+
+/*
+ * Scratch files an earlier put left in a directory (a card pulled, a power
+ * cut, SIGKILL), named under @prefix ("" or the directory): said.
+ */
+static void put_leftovers(const char *prefix, const struct dirlist *dl)
+{
+	size_t i;
+	char *p;
+
+	for (i = 0; i < dl->n; i++) {
+		if (dl->e[i].has_long || !is_put_tmp(dl->e[i].name))
+			continue;
+		p = join(prefix, dl->e[i].name);
+		printf("%s: a copy cut short by an earlier fat83 put; remove it\n", esc(p));
+		free(p);
+	}
+}
+
 /*
  * Why fat83 leaves the entry @e of @dfd alone (NULL: it does not): not the
  * owner's files, or ones the owner hid.  Its FAT attributes come from
@@ -629,8 +664,10 @@ static void walk(struct ctx *c, int dfd, const char *rel, int depth)
 		}
 		free(path);
 	}
-	if (c->cmd == CHECK)
+	if (c->cmd == CHECK) {
 		report_dir(c, rel, &dl);
+		put_leftovers(rel, &dl);
+	}
 	for (i = 0; i < dl.n; i++) {
 		e = &dl.e[i];
 		if (!e->subdir)
@@ -1337,24 +1374,43 @@ static int run_undo(struct ctx *c, int top)
  * put: copies files onto the card under the 8.3 names fix would give them
  * (the suggester's, never a second one), for programs that cannot write
  * there themselves (a slicer's export goes through NAME.gcode.tmp, which a
- * nolongcreate mount refuses).  Each file is created under its final name
- * with O_EXCL, never over an existing entry (EEXIST: the next free name),
- * written, fsync'd; a mount that refuses the case typed gets the other case
- * once, as fix does.  There is no temporary name to write to on such a
- * mount: on any error the files this run created are removed, so the card
- * is as it was.  syncfs at the end; then the directory is read back.
+ * nolongcreate mount refuses).  Each file is written to a scratch name of
+ * its own in DIR, F83Pnnnn.TMP (the first free nnnn; an 8.3 name such a
+ * mount takes, created with O_EXCL), and fsync'd; only when every file is
+ * written are they renamed to their final names, with
+ * renameat2(RENAME_NOREPLACE), never over an existing entry (EEXIST: the
+ * next free name).  So no file cut short ever sits under a final name: a
+ * card pulled, a power cut or SIGKILL leaves at most an F83Pnnnn.TMP, which
+ * check and put point out.  --replace: when the name fix gives (before the
+ * next free one) is a regular file in DIR, the scratch file is renamed over
+ * it (rename, atomic on vfat: the old file or the new one) instead; never
+ * over a directory.  A mount that refuses the case typed gets the other
+ * case once, as fix does.  On any error the scratch files, and the files
+ * this run put under new names, are removed, so the card is as it was (a
+ * file already replaced stays replaced: the renames over existing files
+ * come last).  syncfs at the end; then the directory is read back.
  */
 struct put {
 	const char *src, *base;	/* the file, and its name */
-	char name[FAT83_NAME_SIZE];
-	bool made;
+	char name[FAT83_NAME_SIZE];	/* its final name in DIR */
+	char tmp[FAT83_NAME_SIZE];	/* its scratch name while it is written */
+	bool replace;	/* name is an existing regular file, to be replaced */
+	bool made;	/* tmp is there, made by this run */
+	bool placed;	/* renamed to name */
 };
+
+static void set_case(char *s, bool lower)
+{
+	if (lower)
+		to_lower(s);
+	else
+		to_upper(s);
+}
 
 /*
  * The signals that end put (Ctrl-C, a closed terminal, a logout, kill) are
- * blocked while it copies, and looked for between blocks: a file cut short
- * would stay on the card under its final name, which a printer would print.
- * So put removes what it made first; then the signal ends it as it would have.
+ * blocked while it copies, and looked for between blocks: put removes its
+ * scratch files first; then the signal ends it as it would have.
  */
 static sigset_t put_stop;
 
@@ -1407,6 +1463,150 @@ static int put_copy(int sfd, int fd)
 	return err;
 }
 
+/*
+ * The scratch file of @p in @dfd: the first F83Pnnnn.TMP not taken, made
+ * with O_EXCL, typed in the case *@lower (the other case once, as for the
+ * final names, if the mount refuses it).  Its fd, or -1 (said).
+ */
+static int put_scratch(struct ctx *c, int dfd, struct put *p, struct taken *t,
+		       bool *lower, bool *case_tried)
+{
+	unsigned int n;
+	int fd, err;
+
+	for (n = 0; n < 10000;) {
+		snprintf(p->tmp, sizeof(p->tmp), PUT_TMP, n);
+		if (is_taken(p->tmp, t)) {
+			n++;
+			continue;
+		}
+		set_case(p->tmp, *lower);
+		fd = openat(dfd, p->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			add_extra(t, p->tmp);
+			return fd;
+		}
+		err = errno;
+		if ((err == ENAMETOOLONG || err == EINVAL) && !*case_tried) {
+			/* the mount shows the other case as typed */
+			*lower = !*lower;
+			*case_tried = true;
+			warnx("%s: the mount refused %s (%s); trying it in %s case",
+			      esc(p->src), p->tmp, strerror(err), *lower ? "lower" : "upper");
+		} else if (err == EEXIST) {
+			/* made since the directory was read */
+			add_extra(t, p->tmp);
+			n++;
+		} else {
+			warnx("%s/%s: %s", esc(c->top), p->tmp, strerror(err));
+			return -1;
+		}
+	}
+	warnx("%s: no free scratch name (F83P0000.TMP to F83P9999.TMP) in %s",
+	      esc(p->src), esc(c->top));
+	return -1;
+}
+
+/*
+ * @p's scratch file renamed to its final name: never over an entry
+ * (renameat2 RENAME_NOREPLACE; EEXIST, a name taken since the plan: the
+ * next free one), or with p->replace over the regular file of that name
+ * (rename, which vfat makes atomic).  0, or -1 (said).
+ */
+static int put_place(struct ctx *c, int dfd, struct put *p, struct taken *t,
+		     struct dirlist *dl, bool *lower, bool *case_tried)
+{
+	int err;
+
+	for (;;) {
+		if (p->replace) {
+			if (!renameat(dfd, p->tmp, dfd, p->name))
+				break;
+			warnx("%s/%s -> %s: %s", esc(c->top), p->tmp, p->name, strerror(errno));
+			return -1;
+		}
+		set_case(p->name, *lower);
+		if (!renameat2(dfd, p->tmp, dfd, p->name, RENAME_NOREPLACE))
+			break;
+		err = errno;
+		if (err == ENOSYS || err == EINVAL) {
+			/* not the name: the mount took the scratch name so typed */
+			warnx("%s/%s -> %s: renameat2 with RENAME_NOREPLACE: %s: this kernel "
+			      "or filesystem does not support it, and put never renames over "
+			      "a file without it", esc(c->top), p->tmp, p->name, strerror(err));
+			return -1;
+		}
+		if (err == ENAMETOOLONG && !*case_tried) {
+			*lower = !*lower;
+			*case_tried = true;
+			warnx("%s: the mount refused %s (%s); trying it in %s case",
+			      esc(p->src), p->name, strerror(err), *lower ? "lower" : "upper");
+		} else if (err == EEXIST) {
+			/* taken since the plan (or by an alias): the next free one */
+			add_extra(t, p->name);
+			free_dirlist(dl);
+			if (read_dir(dfd, dl) || fat83_suggest(p->base, is_taken, t, p->name) < 0) {
+				warnx("%s: no free 8.3 name in %s", esc(p->src), esc(c->top));
+				return -1;
+			}
+			add_extra(t, p->name);
+		} else {
+			warnx("%s/%s -> %s: %s", esc(c->top), p->tmp, p->name, strerror(err));
+			return -1;
+		}
+	}
+	p->made = false;
+	p->placed = true;
+	return 0;
+}
+
+/*
+ * --replace: the name fix gives @i's file before the next free one, when it
+ * is a regular file in the directory: p[i].name, that file's name there,
+ * and p[i].replace.  0 (replace or not), or -1: refused (said).
+ */
+static int put_replace(struct ctx *c, int dfd, const struct dirlist *dl, struct put *p,
+		       int i)
+{
+	char want[FAT83_NAME_SIZE];
+	const struct ent *e = NULL;
+	struct stat st;
+	size_t k;
+	int j;
+
+	if (fat83_suggest(p[i].base, NULL, NULL, want) < 0)
+		return 0;
+	for (k = 0; k < dl->n && !e; k++)
+		if (fat83_eq_nocase(dl->e[k].name, want) || fat83_eq_nocase(dl->e[k].alias, want))
+			e = &dl->e[k];
+	if (!e)
+		return 0;
+	for (j = 0; j < i; j++)
+		if (p[j].replace && fat83_eq_nocase(p[j].name, want)) {
+			warnx("%s and %s would both replace %s/%s", esc(p[j].src),
+			      esc(p[i].src), esc(c->top), esc(e->name));
+			return -1;
+		}
+	if (!fat83_eq_nocase(e->name, want)) {
+		warnx("%s/%s: the 8.3 name of %s, not replaced (--replace replaces a "
+		      "file of that name only)", esc(c->top), e->alias, esc(e->name));
+		return -1;
+	}
+	if (fstatat(dfd, e->name, &st, AT_SYMLINK_NOFOLLOW)) {
+		warnx("%s/%s: %s", esc(c->top), esc(e->name), strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		warnx("%s/%s: %s, not replaced (--replace replaces a regular file only)",
+		      esc(c->top), esc(e->name),
+		      S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+		return -1;
+	}
+	snprintf(p[i].name, sizeof(p[i].name), "%s", e->name);
+	p[i].replace = true;
+	return 0;
+}
+
 static int run_put(struct ctx *c, int dfd, char **srcs, int nsrc)
 {
 	struct dirlist dl;
@@ -1414,8 +1614,8 @@ static int run_put(struct ctx *c, int dfd, char **srcs, int nsrc)
 	struct put *p;
 	struct stat st;
 	bool lower = c->mnt.lower, case_tried = false, failed = false, blocked = false;
-	unsigned long bad = 0;
-	int i, j, r, sfd, fd, err;
+	unsigned long bad = 0, kept = 0, nrep = 0;
+	int i, j, r, sfd, fd, pass;
 	sigset_t old_mask;
 	size_t k;
 
@@ -1424,7 +1624,9 @@ static int run_put(struct ctx *c, int dfd, char **srcs, int nsrc)
 		warnx("%s: cannot read the directory: %s", esc(c->top), strerror(-r));
 		return 2;
 	}
+	put_leftovers(c->top, &dl);
 	p = xrealloc(NULL, nsrc * sizeof(*p));
+	memset(p, 0, nsrc * sizeof(*p));
 	/* every source first: a regular file that can be read, and its name */
 	for (i = 0; i < nsrc; i++) {
 		const char *base = strrchr(srcs[i], '/');
@@ -1432,7 +1634,6 @@ static int run_put(struct ctx *c, int dfd, char **srcs, int nsrc)
 		base = base ? base + 1 : srcs[i];
 		p[i].src = srcs[i];
 		p[i].base = base;
-		p[i].made = false;
 		if (stat(srcs[i], &st) || access(srcs[i], R_OK)) {
 			warnx("%s: %s", esc(srcs[i]), strerror(errno));
 			failed = true;
@@ -1442,6 +1643,16 @@ static int run_put(struct ctx *c, int dfd, char **srcs, int nsrc)
 			warnx("%s: not a regular file", esc(srcs[i]));
 			failed = true;
 			continue;
+		}
+		if (*base && c->replace) {
+			if (put_replace(c, dfd, &dl, p, i)) {
+				failed = true;
+				continue;
+			}
+			if (p[i].replace) {
+				add_extra(&t, p[i].name);
+				continue;
+			}
 		}
 		if (!*base || fat83_suggest(base, is_taken, &t, p[i].name) < 0) {
 			warnx("%s: no free 8.3 name in %s", esc(srcs[i]), esc(c->top));
@@ -1458,7 +1669,8 @@ static int run_put(struct ctx *c, int dfd, char **srcs, int nsrc)
 	}
 	if (c->dry_run || c->rdonly) {
 		for (i = 0; i < nsrc; i++)
-			printf("%s -> %s/%s\n", esc(p[i].src), esc(c->top), p[i].name);
+			printf("%s -> %s/%s%s\n", esc(p[i].src), esc(c->top), esc(p[i].name),
+			       p[i].replace ? " (would replace it)" : "");
 		printf("%s: %s: %d file(s) planned, nothing copied\n", prog, esc(c->top), nsrc);
 		if (c->rdonly)
 			printf("%s: %s is mounted read-only (sudo mount -o remount,rw %s)\n",
@@ -1471,6 +1683,7 @@ static int run_put(struct ctx *c, int dfd, char **srcs, int nsrc)
 	sigaddset(&put_stop, SIGHUP);
 	sigaddset(&put_stop, SIGQUIT);
 	blocked = !sigprocmask(SIG_BLOCK, &put_stop, &old_mask);
+	/* each file to a scratch name of its own, written and fsync'd */
 	for (i = 0; i < nsrc && !failed; i++) {
 		sfd = open(p[i].src, O_RDONLY | O_CLOEXEC);
 		if (sfd < 0) {
@@ -1478,41 +1691,10 @@ static int run_put(struct ctx *c, int dfd, char **srcs, int nsrc)
 			failed = true;
 			break;
 		}
-		for (;;) {
-			if (lower)
-				to_lower(p[i].name);
-			else
-				to_upper(p[i].name);
-			fd = openat(dfd, p[i].name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-			if (fd >= 0)
-				break;
-			err = errno;
-			if ((err == ENAMETOOLONG || err == EINVAL) && !case_tried) {
-				/* the mount shows the other case as typed */
-				lower = !lower;
-				case_tried = true;
-				warnx("%s: the mount refused %s (%s); trying it in %s case",
-				      esc(p[i].src), p[i].name, strerror(err),
-				      lower ? "lower" : "upper");
-			} else if (err == EEXIST) {
-				/* taken since the plan (or by an alias): the next free one */
-				add_extra(&t, p[i].name);
-				free_dirlist(&dl);
-				if (read_dir(dfd, &dl) ||
-				    fat83_suggest(p[i].base, is_taken, &t, p[i].name) < 0) {
-					warnx("%s: no free 8.3 name in %s", esc(p[i].src), esc(c->top));
-					failed = true;
-					break;
-				}
-				add_extra(&t, p[i].name);
-			} else {
-				warnx("%s/%s: %s", esc(c->top), p[i].name, strerror(err));
-				failed = true;
-				break;
-			}
-		}
-		if (failed) {
+		fd = put_scratch(c, dfd, &p[i], &t, &lower, &case_tried);
+		if (fd < 0) {
 			close(sfd);
+			failed = true;
 			break;
 		}
 		p[i].made = true;
@@ -1521,24 +1703,44 @@ static int run_put(struct ctx *c, int dfd, char **srcs, int nsrc)
 		if (close(fd) && !r)
 			r = -errno;
 		if (r) {
-			warnx("%s -> %s/%s: %s", esc(p[i].src), esc(c->top), p[i].name,
-			      strerror(-r));
+			warnx("%s: %s (writing it to %s/%s)", esc(p[i].src), strerror(-r),
+			      esc(c->top), p[i].tmp);
 			failed = true;
 		}
 	}
+	/* then each to its final name: the new names first, the replaced last */
+	for (pass = 0; pass < 2 && !failed; pass++)
+		for (i = 0; i < nsrc && !failed; i++)
+			if (p[i].replace == (pass == 1) &&
+			    put_place(c, dfd, &p[i], &t, &dl, &lower, &case_tried))
+				failed = true;
 	if (failed) {
-		/* the card as it was: every file this run made, removed */
+		/* the card as it was: the scratch files and the new names removed */
 		for (j = 0; j < nsrc; j++) {
-			if (!p[j].made)
-				continue;
-			if (unlinkat(dfd, p[j].name, 0))
-				warnx("%s/%s: cannot remove it: %s", esc(c->top), p[j].name,
-				      strerror(errno));
-			else
-				warnx("%s/%s: removed", esc(c->top), p[j].name);
+			if (p[j].made) {
+				if (unlinkat(dfd, p[j].tmp, 0))
+					warnx("%s/%s: cannot remove it: %s", esc(c->top), p[j].tmp,
+					      strerror(errno));
+				else
+					warnx("%s/%s: removed (the copy of %s)", esc(c->top),
+					      p[j].tmp, esc(p[j].src));
+			} else if (p[j].placed && !p[j].replace) {
+				if (unlinkat(dfd, p[j].name, 0))
+					warnx("%s/%s: cannot remove it: %s", esc(c->top),
+					      esc(p[j].name), strerror(errno));
+				else
+					warnx("%s/%s: removed", esc(c->top), esc(p[j].name));
+			} else if (p[j].placed) {
+				warnx("%s/%s: already replaced by %s", esc(c->top),
+				      esc(p[j].name), esc(p[j].src));
+				kept++;
+			}
 		}
 		syncfs(dfd);
-		warnx("nothing copied to %s", esc(c->top));
+		if (kept)
+			warnx("nothing else copied to %s", esc(c->top));
+		else
+			warnx("nothing copied to %s", esc(c->top));
 		goto out;
 	}
 	if (syncfs(dfd))
@@ -1554,18 +1756,23 @@ static int run_put(struct ctx *c, int dfd, char **srcs, int nsrc)
 			if (fat83_eq_nocase(dl.e[k].alias, p[i].name))
 				break;
 		if (k == dl.n) {
-			warnx("%s/%s: not found after the copy", esc(c->top), p[i].name);
+			warnx("%s/%s: not found after the copy", esc(c->top), esc(p[i].name));
 			bad++;
 		} else if (dl.e[k].has_long) {
 			warnx("%s/%s: the mount gave it a long name (%s) besides %s",
-			      esc(c->top), p[i].name, esc(dl.e[k].name), dl.e[k].alias);
+			      esc(c->top), esc(p[i].name), esc(dl.e[k].name), dl.e[k].alias);
 			bad++;
 		}
 	}
-	for (i = 0; i < nsrc; i++)
-		printf("%s -> %s/%s\n", esc(p[i].src), esc(c->top), p[i].name);
-	printf("%s: %d file(s) copied to %s%s\n", prog, nsrc, esc(c->top),
-	       bad ? ", some with a long name (see above)" : "");
+	for (i = 0; i < nsrc; i++) {
+		printf("%s -> %s/%s%s\n", esc(p[i].src), esc(c->top), esc(p[i].name),
+		       p[i].replace ? " (replaced)" : "");
+		nrep += p[i].replace;
+	}
+	printf("%s: %d file(s) copied to %s", prog, nsrc, esc(c->top));
+	if (nrep)
+		printf(", %lu of them over the file of that name", nrep);
+	printf("%s\n", bad ? ", some with a long name (see above)" : "");
 out:
 	free_extra(&t);
 	free_dirlist(&dl);
@@ -1577,7 +1784,6 @@ out:
 	}
 	return failed ? 2 : bad ? 1 : 0;
 }
-
 /* ---------------------------------------------------- the boot partition -- */
 
 /* The ESP's type GUID C12A7328-F81F-11D2-BA4B-00A0C93EC93B as stored */
@@ -1836,7 +2042,7 @@ static void usage(FILE *f)
 "       fat83 fix [--dry-run] [--force] [--map FILE] [--journal FILE] DIR\n"
 "       fat83 undo [--journal FILE] DIR\n"
 "       fat83 name [--in DIR] NAME...\n"
-"       fat83 put [--dry-run] FILE... DIR\n"
+"       fat83 put [--dry-run] [--replace] FILE... DIR\n"
 "       fat83 supported\n"
 "\n"
 "Names on a vfat volume that readers of 8.3 names only (printer firmware,\n"
@@ -1872,11 +2078,16 @@ static void usage(FILE *f)
 "                BENCHYFI.GCO), never over an existing file (the next free\n"
 "                name: BENCHYF1.GCO), for a file a program cannot write to a\n"
 "                nolongcreate mount itself (a slicer's export); prints\n"
-"                FILE -> DIR/NAME.  Each file is created under its final\n"
-"                name and fsync'd; on any error the files made are removed.\n"
-"                --dry-run: print, copy nothing.  Exit status 0: copied,\n"
-"                1: copied, but the mount gave one a long name, 2: error,\n"
-"                nothing copied.\n"
+"                FILE -> DIR/NAME.  Each file is written to a scratch name\n"
+"                F83Pnnnn.TMP in DIR and fsync'd, then renamed to its name:\n"
+"                a card pulled mid-copy leaves no file cut short under its\n"
+"                name (at most an F83Pnnnn.TMP, which check and put point\n"
+"                out); on any error the files made are removed.\n"
+"                --replace: when that name (CUBE1.GCO) is a file in DIR,\n"
+"                replace it (one rename: the old file or the new one),\n"
+"                never a directory.  --dry-run: print, copy nothing.  Exit\n"
+"                status 0: copied, 1: copied, but the mount gave one a long\n"
+"                name, 2: error, nothing copied.\n"
 "  supported     whether the running kernel's vfat takes the nolongcreate\n"
 "                mount option (needs root).  Exit status 0: yes, 1: no,\n"
 "                2: cannot tell.\n");
@@ -1891,6 +2102,7 @@ int main(int argc, char **argv)
 		{ "in", required_argument, NULL, 'i' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "journal", required_argument, NULL, 'j' },
+		{ "replace", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -1935,6 +2147,7 @@ int main(int argc, char **argv)
 		case 'i': in = optarg; break;
 		case 'f': c.force = true; break;
 		case 'j': c.journal = optarg; break;
+		case 'r': c.replace = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -1943,6 +2156,7 @@ int main(int argc, char **argv)
 	    (c.dry_run && strcmp(sub, "fix") && strcmp(sub, "put")) ||
 	    (mapfile && strcmp(sub, "fix")) ||
 	    (in && strcmp(sub, "name")) || (c.force && strcmp(sub, "fix")) ||
+	    (c.replace && strcmp(sub, "put")) ||
 	    (c.journal && strcmp(sub, "fix") && strcmp(sub, "undo"))) {
 		warnx("%s: option not for this command", sub);
 		return 2;

@@ -31,8 +31,10 @@
 # long name over 255 bytes (200 Latin-1 letters on a utf8 mount) reported
 # and skipped, names printed as ls -b (\ooo), and put: files copied onto a
 # nolongcreate mount (which refuses a slicer's CUBE1.GCO.tmp) under 8.3
-# names, never over one, in lower case on shortname=lower, nothing left
-# when the card fills up, no LFN slot in the raw entries.  Prints each command and
+# names, never over one (--replace: over it, in place), in lower case on
+# shortname=lower (its scratch name too, when the case is forced wrong),
+# nothing left when the card fills up, no scratch F83Pnnnn.TMP left, no
+# LFN slot in the raw entries.  Prints each command and
 # its output, and last
 # "fat83 guest test: N passed, N failed"; exit status 0 only if none failed
 # (the qemu-run.sh run fails otherwise).  The kernel's exact errno for a
@@ -493,19 +495,35 @@ printf 'G1 X9\n' >"$H/CUBE1.GCO"
 run 0 fat83 put "$H/CUBE1.GCO" "$MNT"
 expect "^$H/CUBE1\\.GCO -> $MNT/CUBE11\\.GCO\$" "put again: never over CUBE1.GCO, CUBE11.GCO"
 that "put again: CUBE1.GCO not overwritten" test "$(cat "$MNT/CUBE1.GCO")" = "G1 X1"
+# --replace: the same export again, over CUBE1.GCO (a rename over the
+# scratch file's), no CUBE12.GCO
+list_before=$(listing | awk '{ print $1, $3 }')
+run 0 fat83 put --replace "$H/CUBE1.GCO" "$MNT"
+expect "^$H/CUBE1\\.GCO -> $MNT/CUBE1\\.GCO \\(replaced\\)\$" "put --replace: CUBE1.GCO replaced"
+that "put --replace: CUBE1.GCO the new content" cmp -s "$H/CUBE1.GCO" "$MNT/CUBE1.GCO"
+same "put --replace: the same entries (no CUBE12.GCO, no F83P0000.TMP)" "$list_before" \
+	"$(listing | awk '{ print $1, $3 }')"
 umount "$MNT"
 mount -t vfat -o nolongcreate,shortname=lower "$img" "$MNT"
 run 0 fat83 put "$H/Benchy Final.gcode" "$MNT"
 expect "^$H/Benchy Final\\.gcode -> $MNT/benchyf2\\.gco\$" "put on shortname=lower: typed in lower case (benchyf2.gco)"
+# the case forced wrong: the mount refuses F83P0000.TMP, put types it and
+# the final name in lower case
+FAT83_FORCE_CASE=upper run 0 fat83 put "$H/CUBE1.GCO" "$MNT"
+expect 'the mount refused F83P0000\.TMP .*trying it in lower case' "put, the case forced wrong: the scratch name refused in upper case, said"
+expect "^$H/CUBE1\\.GCO -> $MNT/cube12\\.gco\$" "put, the case forced wrong: then in lower case (cube12.gco)"
+run 0 fat83 put --replace "$H/CUBE1.GCO" "$MNT"
+expect "^$H/CUBE1\\.GCO -> $MNT/cube1\\.gco \\(replaced\\)\$" "put --replace on shortname=lower: cube1.gco replaced"
 # a card that fills up at the second file: both removed, nothing left
 head -c 20000000 /dev/zero >"$H/BIG.BIN"
 list_before=$(listing)
 run 2 fat83 put "$H/CUBE1.GCO" "$H/BIG.BIN" "$MNT"
-expect 'big\.bin: No space left on device' "put on a full card: said"
+expect 'BIG\.BIN: No space left on device' "put on a full card: said"
 same "put on a full card: nothing left behind" "$list_before" "$(listing)"
 umount "$MNT"
 run 0 fat83-rawls "$img"
-for f in CUBE1.GCO BENCHYF1.GCO CUBE11.GCO BENCHYF2.GCO; do
+that "raw: no scratch F83Pnnnn.TMP left" test -z "$(grep -E '^F83P[0-9]{4}\.TMP$' <<<"$out")"
+for f in CUBE1.GCO BENCHYF1.GCO CUBE11.GCO BENCHYF2.GCO CUBE12.GCO; do
 	that "raw: $f, no LFN slot" grep -qx -- "${f//./\\.}" <<<"$out"
 done
 run 0 fsck.vfat -n "$img"

@@ -136,13 +136,14 @@ that "put again: CUBE11.GCO the new content" cmp -s "$H/CUBE1.GCO" "$P/CUBE11.GC
 before=$(listing)
 FAKEVFAT_FULL=50000 run 2 put "$H/CUBE1.GCO" "$H/BIG.BIN" "$P"
 expect 'BIG\.BIN: No space left on device' "put on a full card: said"
-expect "CUBE12\\.GCO: removed" "put on a full card: the file copied before it removed"
+expect "F83P0000\\.TMP: removed \\(the copy of .*/CUBE1\\.GCO\\)" "put on a full card: the file copied before it removed"
 that "put on a full card: nothing left behind" test "$(listing)" = "$before"
+that "put on a full card: no scratch file left" test -z "$(find "$P" -name 'F83P*')"
 # Ctrl-C in the middle of the second file's copy: both files removed, then
 # the signal ends fat83 (bash: 130), nothing cut short left on the card
 FAKEVFAT_SIGNAL=70000 run 130 put "$H/CUBE1.GCO" "$H/BIG.BIN" "$P"
-expect "BIG\\.BIN -> .*: Interrupted system call" "put, Ctrl-C during a copy: said"
-expect "CUBE12\\.GCO: removed" "put, Ctrl-C during a copy: the file copied before it removed"
+expect "BIG\\.BIN: Interrupted system call" "put, Ctrl-C during a copy: said"
+expect "F83P0000\\.TMP: removed \\(the copy of .*/CUBE1\\.GCO\\)" "put, Ctrl-C during a copy: the file copied before it removed"
 that "put, Ctrl-C during a copy: nothing left behind" test "$(listing)" = "$before"
 run 2 put "$H/CUBE1.GCO" "$H/no such file" "$P"
 expect 'no such file: No such file or directory' "put of a missing file: said"
@@ -150,6 +151,57 @@ run 2 put "$H" "$P"
 expect 'not a regular file' "put of a directory: refused"
 that "put refused: nothing copied" test "$(listing)" = "$before"
 run 2 put "$H/CUBE1.GCO"
+# a card pulled (SIGKILL: nothing removes anything) in the middle of a
+# copy: the copy cut short under a scratch name only, never under BIG.BIN,
+# which a printer would print; check and the next put point it out
+names() { find "$P" -mindepth 1 -maxdepth 1 -printf '%f\n' | LC_ALL=C sort; }
+n_before=$(names)
+FAKEVFAT_SIGNAL=70000 FAKEVFAT_SIGNO=9 run 137 put "$H/BIG.BIN" "$P"
+that "put killed mid-copy: no BIG.BIN under its name" test ! -e "$P/BIG.BIN"
+that "put killed mid-copy: the part written under a scratch name only, F83P0000.TMP" \
+	test "$(comm -13 <(echo "$n_before") <(names))" = F83P0000.TMP
+run 0 check "$P"
+expect '^F83P0000\.TMP: a copy cut short by an earlier fat83 put; remove it$' "check: a scratch file left by put said"
+printf 'G1 X10\n' >"$H/CUBE1.GCO"
+run 0 put --dry-run --replace "$H/CUBE1.GCO" "$P"
+expect "^$P/F83P0000\\.TMP: a copy cut short by an earlier fat83 put; remove it\$" "put: a scratch file left by put said"
+rm "$P/F83P0000.TMP"
+# --replace: an export of CUBE1.GCO again, over the old CUBE1.GCO
+expect "^$H/CUBE1\\.GCO -> $P/CUBE1\\.GCO \\(would replace it\\)\$" "put --dry-run --replace: says it would replace CUBE1.GCO"
+that "put --dry-run --replace: nothing copied" test "$(listing)" = "$before"
+n_before=$(names)
+run 0 put --replace "$H/CUBE1.GCO" "$P"
+expect "^$H/CUBE1\\.GCO -> $P/CUBE1\\.GCO \\(replaced\\)\$" "put --replace: CUBE1.GCO replaced"
+that "put --replace: CUBE1.GCO the new content" cmp -s "$H/CUBE1.GCO" "$P/CUBE1.GCO"
+that "put --replace: the same entries as before (no CUBE12.GCO, no scratch file)" \
+	test "$(names)" = "$n_before"
+that "put --replace: one CUBE1.GCO" test "$(find "$P" -iname CUBE1.GCO | wc -l)" = 1
+# without --replace, never over it: the next free name
+printf 'G1 X11\n' >"$H/CUBE1.GCO"
+run 0 put "$H/CUBE1.GCO" "$P"
+expect "^$H/CUBE1\\.GCO -> $P/CUBE12\\.GCO\$" "put without --replace: the next free name, CUBE12.GCO"
+that "put without --replace: CUBE1.GCO untouched" test "$(cat "$P/CUBE1.GCO")" = "G1 X10"
+rm "$P/CUBE12.GCO"
+# CUBE12.GCO made by someone else between the plan and the rename: not
+# replaced, the next free name
+FAKEVFAT_RACE=CUBE12.GCO run 0 put "$H/CUBE1.GCO" "$P"
+expect "^$H/CUBE1\\.GCO -> $P/CUBE13\\.GCO\$" "put, CUBE12.GCO taken before the rename: the next free name, CUBE13.GCO"
+that "put, CUBE12.GCO taken before the rename: not replaced" test "$(cat "$P/CUBE12.GCO")" = raced
+rm "$P/CUBE12.GCO" "$P/CUBE13.GCO"
+# no RENAME_NOREPLACE (ENOSYS; EINVAL, the flag refused): said, nothing left
+before=$(listing)
+for e in ENOSYS EINVAL; do
+	FAKEVFAT_NOFLAGS=$e run 2 put "$H/CUBE1.GCO" "$H/Benchy Final.gcode" "$P"
+	expect "renameat2 with RENAME_NOREPLACE: .*does not support it" "put, renameat2 without RENAME_NOREPLACE ($e): said"
+	that "put, renameat2 without RENAME_NOREPLACE ($e): nothing left behind" test "$(listing)" = "$before"
+done
+# --replace never replaces a directory
+mkdir "$P/PARTS"
+printf 'G1 X12\n' >"$H/PARTS"
+before=$(listing)
+run 2 put --replace "$H/CUBE1.GCO" "$H/PARTS" "$P"
+expect "^fat83: $P/PARTS: a directory, not replaced" "put --replace: a directory refused"
+that "put --replace of a directory: nothing copied" test "$(listing)" = "$before"
 
 echo "fat83 host test: $pass passed, $fail failed"
 [[ $fail == 0 ]]

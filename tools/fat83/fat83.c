@@ -1702,7 +1702,11 @@ static int run_put(struct ctx *c, int dfd, char **srcs, int nsrc)
 		close(sfd);
 		if (close(fd) && !r)
 			r = -errno;
-		if (r) {
+		if (r == -EINTR) {
+			warnx("%s: stopped (a signal: Ctrl-C, a closed terminal, a logout); nothing is left on the card",
+			      esc(p[i].src));
+			failed = true;
+		} else if (r) {
 			warnx("%s: %s (writing it to %s/%s)", esc(p[i].src), strerror(-r),
 			      esc(c->top), p[i].tmp);
 			failed = true;

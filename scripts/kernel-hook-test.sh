@@ -152,18 +152,23 @@ touch "$T/signs"
 rm -f "$T/lib/modules/$K/updates/dkms/fat.ko"
 # (first the headers' hook while the package is unpacked, not configured:
 # in one apt run with it; its postinst --all builds)
-echo "iU " >"$T/pkg-status"
-run --headers "$K"
-that "--headers while the package is not configured yet: nothing done, nothing said" \
-	test -z "$out" -a ! -e "$T/lib/modules/$K/updates/dkms/fat.ko"
-that "--headers while the package is not configured yet: dkms not asked" not called "^dkms "
-rm -f "$T/pkg-status"
+for st in "iU " "iF "; do
+	echo "$st" >"$T/pkg-status"
+	run --headers "$K"
+	that "--headers while the package is not configured yet ($st): nothing done, nothing said" \
+		test -z "$out" -a ! -e "$T/lib/modules/$K/updates/dkms/fat.ko"
+	that "--headers while the package is not configured yet ($st): dkms not asked" not called "^dkms "
+done
+# (a kernel update that brings a new linux-source too: the package's
+# trigger pending, "it ", while the headers' hook runs: it builds)
+echo "it " >"$T/pkg-status"
 echo Y >"$T/sys/module/module/parameters/sig_enforce"
 run --headers "$K"
 that "--headers under enforcement: one line" lines 1
 that "--headers under enforcement: it says built and installed, and that the key is not enrolled" \
 	said "built and installed fat, vfat, msdos for kernel $K .*loads only signed modules"
 that "--headers after a build: udev asked again" called "udevadm trigger --action=change"
+rm -f "$T/pkg-status"
 
 # 5. --all under enforcement, nothing to build: the note alone, once
 run --all

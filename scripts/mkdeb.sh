@@ -350,7 +350,9 @@ cp "$REPO/dkms/debian/source/format" "$pkg/debian/source/"
 } >"$pkg/debian/changelog"
 
 # ------------------------------------------------------------------ build --
-(cd "$pkg" && dpkg-buildpackage -us -uc -tc) >"$TMP/build.log" 2>&1 ||
+# (no debug symbols package: the .changes names only the two .debs, which
+# the docs' apt install vfat-nolongcreate-*.deb takes)
+(cd "$pkg" && DEB_BUILD_OPTIONS="noautodbgsym ${DEB_BUILD_OPTIONS:-}" dpkg-buildpackage -us -uc -tc) >"$TMP/build.log" 2>&1 ||
 	{ tail -n 30 "$TMP/build.log" >&2; die "dpkg-buildpackage failed"; }
 deb=vfat-nolongcreate-dkms_${PKGVER}_all.deb
 [[ -f $TMP/$deb ]] || die "dpkg-buildpackage made no $deb"
@@ -362,8 +364,7 @@ lintian --fail-on error,warning --info "$changes" >"$TMP/lintian.txt" 2>&1 ||
 
 mkdir -p "$OUT"
 rm -f "$OUT"/vfat-nolongcreate-dkms_* "$OUT"/vfat-nolongcreate-tools_* "$OUT"/vfat-nolongcreate-tools-dbgsym_* "$OUT/package.key"
-# (the .changes names the tools' debug symbols package too)
-cp "$TMP"/vfat-nolongcreate-dkms_"$PKGVER"* "$TMP/$tdeb" "$TMP"/vfat-nolongcreate-tools-dbgsym_"$PKGVER"_*.deb "$OUT/"
+cp "$TMP"/vfat-nolongcreate-dkms_"$PKGVER"* "$TMP/$tdeb" "$OUT/"
 cp "$TMP/lintian.txt" "$TMP/build.log" "$OUT/"
 {
 	printf 'PKGVER=%q\n' "$PKGVER"

@@ -20,7 +20,7 @@
  *
  * Every name comes from the kernel's VFAT_IOCTL_READDIR_BOTH on each
  * directory's fd (the name the owner sees and the 8.3 alias); renames are
- * renameat2(RENAME_NOREPLACE), one atomic rename per entry, written and
+ * renameat2(RENAME_NOREPLACE), one rename per entry, written and
  * fsync'd to the undo journal before it is made; syncfs after each
  * directory.  Left alone: dot-names, hidden and system entries (FAT
  * attributes), System Volume Information, names over 255 bytes; an EFI
@@ -579,7 +579,7 @@ static void put_leftovers(const char *prefix, const struct dirlist *dl)
 		if (dl->e[i].has_long || !is_put_tmp(dl->e[i].name))
 			continue;
 		p = join(prefix, dl->e[i].name);
-		printf("%s: a copy cut short by an earlier fat83 put; remove it\n", esc(p));
+		printf("%s: left by a fat83 put stopped short (a card pulled, a power cut): run fsck.fat on the card, then remove it\n", esc(p));
 		free(p);
 	}
 }
@@ -1383,7 +1383,7 @@ static int run_undo(struct ctx *c, int top)
  * card pulled, a power cut or SIGKILL leaves at most an F83Pnnnn.TMP, which
  * check and put point out.  --replace: when the name fix gives (before the
  * next free one) is a regular file in DIR, the scratch file is renamed over
- * it (rename, atomic on vfat: the old file or the new one) instead; never
+ * it (one rename: the old file or the new one) instead; never
  * over a directory.  A mount that refuses the case typed gets the other
  * case once, as fix does.  On any error the scratch files, and the files
  * this run put under new names, are removed, so the card is as it was (a
@@ -1511,7 +1511,7 @@ static int put_scratch(struct ctx *c, int dfd, struct put *p, struct taken *t,
  * @p's scratch file renamed to its final name: never over an entry
  * (renameat2 RENAME_NOREPLACE; EEXIST, a name taken since the plan: the
  * next free one), or with p->replace over the regular file of that name
- * (rename, which vfat makes atomic).  0, or -1 (said).
+ * (one rename).  0, or -1 (said).
  */
 static int put_place(struct ctx *c, int dfd, struct put *p, struct taken *t,
 		     struct dirlist *dl, bool *lower, bool *case_tried)
@@ -2058,7 +2058,7 @@ static void usage(FILE *f)
 "                they see in another case (readme.txt is README.TXT to them).\n"
 "                Exit status 0: none, 1: some, 2: error.\n"
 "  fix DIR       rename each such entry to an 8.3 name made from its long\n"
-"                name (BENCHYFI.GCO; BENCHYF1.GCO... when taken), one atomic\n"
+"                name (BENCHYFI.GCO; BENCHYF1.GCO... when taken), one\n"
 "                rename each that never replaces a name; prints old -> new.\n"
 "                --dry-run: print, rename nothing.  --map FILE: lines\n"
 "                \"old<TAB>new\", old a path below DIR as check prints it, new\n"

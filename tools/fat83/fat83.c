@@ -1762,6 +1762,10 @@ static int run_put(struct ctx *c, int dfd, char **srcs, int nsrc)
 		if (k == dl.n) {
 			warnx("%s/%s: not found after the copy", esc(c->top), esc(p[i].name));
 			bad++;
+		} else if (dl.e[k].has_long && p[i].replace) {
+			/* vfat's rename over a file reuses its entry, long name too */
+			printf("%s/%s: the file replaced had the long name %s, which the new one keeps (fat83 fix renames it)\n",
+			       esc(c->top), dl.e[k].alias, esc(dl.e[k].name));
 		} else if (dl.e[k].has_long) {
 			warnx("%s/%s: the mount gave it a long name (%s) besides %s",
 			      esc(c->top), esc(p[i].name), esc(dl.e[k].name), dl.e[k].alias);
@@ -1783,7 +1787,11 @@ out:
 	free(p);
 	if (blocked) {
 		fflush(stdout);
-		/* a signal that came ends put now, the card as it was */
+		/*
+		 * a signal that came ends put now: the card as it was, or,
+		 * when it came after the renames, with the files placed and
+		 * synced as printed (the exit status is the signal's)
+		 */
 		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	}
 	return failed ? 2 : bad ? 1 : 0;

@@ -514,6 +514,20 @@ expect 'the mount refused F83P0000\.TMP .*trying it in lower case' "put, the cas
 expect "^$H/CUBE1\\.GCO -> $MNT/cube12\\.gco\$" "put, the case forced wrong: then in lower case (cube12.gco)"
 run 0 fat83 put --replace "$H/CUBE1.GCO" "$MNT"
 expect "^$H/CUBE1\\.GCO -> $MNT/cube1\\.gco \\(replaced\\)\$" "put --replace on shortname=lower: cube1.gco replaced"
+# --replace over a file written before the card was marked, in lower case
+# (a long name cube9.gco, alias CUBE9.GCO): vfat's rename over it keeps
+# that entry, long name too; put says so, exit 0
+umount "$MNT"
+mount -t vfat "$img" "$MNT"
+echo old >"$MNT/cube9.gco"
+umount "$MNT"
+mount -t vfat -o nolongcreate "$img" "$MNT"
+printf 'G1 X7\n' >"$H/CUBE9.GCO"
+run 0 fat83 put --replace "$H/CUBE9.GCO" "$MNT"
+expect "^$H/CUBE9\\.GCO -> $MNT/cube9\\.gco \\(replaced\\)\$" "put --replace over a long-named cube9.gco: replaced (the name it shows)"
+expect "^$MNT/CUBE9\\.GCO: the file replaced had the long name cube9\\.gco, which the new one keeps" "put --replace over a long-named cube9.gco: the long name kept, said"
+that "put --replace over a long-named cube9.gco: the new content" cmp -s "$H/CUBE9.GCO" "$MNT/CUBE9.GCO"
+rm "$MNT/cube9.gco"
 # a card that fills up at the second file: both removed, nothing left
 head -c 20000000 /dev/zero >"$H/BIG.BIN"
 list_before=$(listing)

@@ -525,7 +525,7 @@ mount -t vfat -o nolongcreate "$img" "$MNT"
 printf 'G1 X7\n' >"$H/CUBE9.GCO"
 run 0 fat83 put --replace "$H/CUBE9.GCO" "$MNT"
 expect "^$H/CUBE9\\.GCO -> $MNT/cube9\\.gco \\(replaced\\)\$" "put --replace over a long-named cube9.gco: replaced (the name it shows)"
-expect "^$MNT/CUBE9\\.GCO: the file replaced had the long name cube9\\.gco, which the new one keeps" "put --replace over a long-named cube9.gco: the long name kept, said"
+expect "^$MNT/CUBE9\\.GCO: the file replaced had the long name cube9\\.gco, the same name in another case, which the new one keeps \\(readers of 8\\.3 names see CUBE9\\.GCO\\)" "put --replace over a long-named cube9.gco: the long name kept, said"
 that "put --replace over a long-named cube9.gco: the new content" cmp -s "$H/CUBE9.GCO" "$MNT/CUBE9.GCO"
 rm "$MNT/cube9.gco"
 # a card that fills up at the second file: both removed, nothing left

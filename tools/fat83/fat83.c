@@ -579,7 +579,7 @@ static void put_leftovers(const char *prefix, const struct dirlist *dl)
 		if (dl->e[i].has_long || !is_put_tmp(dl->e[i].name))
 			continue;
 		p = join(prefix, dl->e[i].name);
-		printf("%s: left by a fat83 put stopped short (a card pulled, a power cut): unmount the card, run fsck.fat on it, then remove it\n", esc(p));
+		printf("%s: left by a fat83 put stopped short (a card pulled, a power cut): unmount the card, run fsck.fat -a on it, remove this file, then put the file again with --replace\n", esc(p));
 		free(p);
 	}
 }
@@ -1764,8 +1764,9 @@ static int run_put(struct ctx *c, int dfd, char **srcs, int nsrc)
 			bad++;
 		} else if (dl.e[k].has_long && p[i].replace) {
 			/* vfat's rename over a file reuses its entry, long name too */
-			printf("%s/%s: the file replaced had the long name %s, the same name in another case, which the new one keeps (readers of 8.3 names see %s)\n",
-			       esc(c->top), dl.e[k].alias, esc(dl.e[k].name), dl.e[k].alias);
+			if (strcmp(dl.e[k].name, dl.e[k].alias))
+				printf("%s/%s: the file replaced had the long name %s, the same name in another case, which the new one keeps (readers of 8.3 names see %s)\n",
+				       esc(c->top), dl.e[k].alias, esc(dl.e[k].name), dl.e[k].alias);
 		} else if (dl.e[k].has_long) {
 			warnx("%s/%s: the mount gave it a long name (%s) besides %s",
 			      esc(c->top), esc(p[i].name), esc(dl.e[k].name), dl.e[k].alias);

@@ -161,10 +161,10 @@ that "put killed mid-copy: no BIG.BIN under its name" test ! -e "$P/BIG.BIN"
 that "put killed mid-copy: the part written under a scratch name only, F83P0000.TMP" \
 	test "$(comm -13 <(echo "$n_before") <(names))" = F83P0000.TMP
 run 0 check "$P"
-expect '^F83P0000\.TMP: left by a fat83 put stopped short \(a card pulled, a power cut\): unmount the card, run fsck\.fat on it, then remove it$' "check: a scratch file left by put said"
+expect '^F83P0000\.TMP: left by a fat83 put stopped short \(a card pulled, a power cut\): unmount the card, run fsck\.fat -a on it, remove this file, then put the file again with --replace$' "check: a scratch file left by put said"
 printf 'G1 X10\n' >"$H/CUBE1.GCO"
 run 0 put --dry-run --replace "$H/CUBE1.GCO" "$P"
-expect "^$P/F83P0000\\.TMP: left by a fat83 put stopped short \\(a card pulled, a power cut\\): unmount the card, run fsck\\.fat on it, then remove it\$" "put: a scratch file left by put said"
+expect "^$P/F83P0000\\.TMP: left by a fat83 put stopped short \\(a card pulled, a power cut\\): unmount the card, run fsck\\.fat -a on it, remove this file, then put the file again with --replace\$" "put: a scratch file left by put said"
 rm "$P/F83P0000.TMP"
 # --replace: an export of CUBE1.GCO again, over the old CUBE1.GCO
 expect "^$H/CUBE1\\.GCO -> $P/CUBE1\\.GCO \\(would replace it\\)\$" "put --dry-run --replace: says it would replace CUBE1.GCO"

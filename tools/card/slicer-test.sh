@@ -101,6 +101,16 @@ cp "$HOMEDIR/CUBE1.GCO" "$HOMEDIR/Cube Final.gcode"
 put "$HOMEDIR/CUBE1.GCO" "$HOMEDIR/Cube Final.gcode" "$MP"
 check "fat83 put again: never over CUBE1.GCO (CUBE11.GCO), a long name as CUBEFINA.GCO" \
 	sh -c "test $put_rc = 0 && grep -qx '$HOMEDIR/CUBE1.GCO -> $MP/CUBE11.GCO' /tmp/put.out && grep -qx '$HOMEDIR/Cube Final.gcode -> $MP/CUBEFINA.GCO' /tmp/put.out && cmp -s '$HOMEDIR/CUBE1.GCO' '$MP/CUBE11.GCO'"
+# sliced again (a G-code of other bytes): --replace puts it over
+# CUBE1.GCO, whose name the printer's menu keeps; no CUBE12.GCO, no
+# scratch file left
+echo '; sliced again' >>"$HOMEDIR/CUBE1.GCO"
+before=$(cd "$MP" && find . -printf '%y %p\n' | LC_ALL=C sort)
+put --replace "$HOMEDIR/CUBE1.GCO" "$MP"
+check "fat83 put --replace: exit 0, CUBE1.GCO (replaced) printed" \
+	sh -c "test $put_rc = 0 && grep -qx '$HOMEDIR/CUBE1.GCO -> $MP/CUBE1.GCO (replaced)' /tmp/put.out"
+check "fat83 put --replace: CUBE1.GCO the new export's bytes, the same names on the card" \
+	sh -c "cmp -s '$HOMEDIR/CUBE1.GCO' '$MP/CUBE1.GCO' && ! cmp -s '$HOMEDIR/CUBE1.GCO' '$MP/CUBE11.GCO' && test \"\$(cd '$MP' && find . -printf '%y %p\\n' | LC_ALL=C sort)\" = '$before'"
 umount_all
 run nolongcreate-card unmark "$PRINTER" >/dev/null
 

@@ -125,6 +125,14 @@ static void to_lower(char *s)
 			*s += 'a' - 'A';
 }
 
+static void set_case(char *s, bool lower)
+{
+	if (lower)
+		to_lower(s);
+	else
+		to_upper(s);
+}
+
 /*
  * @s as `ls -b` prints a name: a backslash as \\, the control characters
  * \a \b \t \n \v \f \r as such, every other control character, DEL, C1
@@ -451,10 +459,7 @@ static void add_item(struct ctx *c, const char *dir, const struct ent *e,
 	it->old = xstrdup(e->name);
 	it->alias = xstrdup(e->alias);
 	it->new = xstrdup(new);
-	if (c->mnt.lower)
-		to_lower(it->new);
-	else
-		to_upper(it->new);
+	set_case(it->new, c->mnt.lower);
 	it->mapped = mapped;
 	it->done = false;
 }
@@ -868,10 +873,7 @@ static int journal_open(struct ctx *c)
 	c->jfd = openat(c->jdir, c->jname, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (c->jfd < 0 && !c->journal && (errno == EINVAL || errno == ENAMETOOLONG)) {
 		/* the mount shows the other case as typed */
-		if (c->mnt.lower)
-			to_upper(c->jname);
-		else
-			to_lower(c->jname);
+		set_case(c->jname, !c->mnt.lower);
 		c->jfd = openat(c->jdir, c->jname,
 				O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	}
@@ -950,10 +952,7 @@ static int do_rename(struct ctx *c, int dfd, struct item *it)
 	int err;
 
 	/* the case of the plan, or the one an earlier rename found taken */
-	if (lower)
-		to_lower(it->new);
-	else
-		to_upper(it->new);
+	set_case(it->new, lower);
 	for (;;) {
 		if (journal_add(c, 'R', it)) {
 			free_extra(&t);
@@ -970,10 +969,7 @@ static int do_rename(struct ctx *c, int dfd, struct item *it)
 			/* the mount shows the other case as typed */
 			snprintf(out, sizeof(out), "%s", it->new);
 			lower = !lower;
-			if (lower)
-				to_lower(out);
-			else
-				to_upper(out);
+			set_case(out, lower);
 			warnx("%s: the mount refused %s (%s); trying %s", esc(it->old),
 			      it->new, strerror(err), out);
 			case_tried = true;
@@ -1398,14 +1394,6 @@ struct put {
 	bool made;	/* tmp is there, made by this run */
 	bool placed;	/* renamed to name */
 };
-
-static void set_case(char *s, bool lower)
-{
-	if (lower)
-		to_lower(s);
-	else
-		to_upper(s);
-}
 
 /*
  * The signals that end put (Ctrl-C, a closed terminal, a logout, kill) are

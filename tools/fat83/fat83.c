@@ -1452,6 +1452,22 @@ static int put_copy(int sfd, int fd)
 }
 
 /*
+ * A name @name of @src the mount refused (@err): the other case, once (the
+ * mount shows the other case as typed), said; false when tried already.
+ */
+static bool put_other_case(const char *src, const char *name, int err, bool *lower,
+			   bool *case_tried)
+{
+	if (*case_tried)
+		return false;
+	*lower = !*lower;
+	*case_tried = true;
+	warnx("%s: the mount refused %s (%s); trying it in %s case",
+	      esc(src), name, strerror(err), *lower ? "lower" : "upper");
+	return true;
+}
+
+/*
  * The scratch file of @p in @dfd: the first F83Pnnnn.TMP not taken, made
  * with O_EXCL, typed in the case *@lower (the other case once, as for the
  * final names, if the mount refuses it).  Its fd, or -1 (said).
@@ -1475,13 +1491,10 @@ static int put_scratch(struct ctx *c, int dfd, struct put *p, struct taken *t,
 			return fd;
 		}
 		err = errno;
-		if ((err == ENAMETOOLONG || err == EINVAL) && !*case_tried) {
-			/* the mount shows the other case as typed */
-			*lower = !*lower;
-			*case_tried = true;
-			warnx("%s: the mount refused %s (%s); trying it in %s case",
-			      esc(p->src), p->tmp, strerror(err), *lower ? "lower" : "upper");
-		} else if (err == EEXIST) {
+		if ((err == ENAMETOOLONG || err == EINVAL) &&
+		    put_other_case(p->src, p->tmp, err, lower, case_tried))
+			continue;
+		if (err == EEXIST) {
 			/* made since the directory was read */
 			add_extra(t, p->tmp);
 			n++;
@@ -1524,12 +1537,10 @@ static int put_place(struct ctx *c, int dfd, struct put *p, struct taken *t,
 			      "a file without it", esc(c->top), p->tmp, p->name, strerror(err));
 			return -1;
 		}
-		if (err == ENAMETOOLONG && !*case_tried) {
-			*lower = !*lower;
-			*case_tried = true;
-			warnx("%s: the mount refused %s (%s); trying it in %s case",
-			      esc(p->src), p->name, strerror(err), *lower ? "lower" : "upper");
-		} else if (err == EEXIST) {
+		if (err == ENAMETOOLONG &&
+		    put_other_case(p->src, p->name, err, lower, case_tried))
+			continue;
+		if (err == EEXIST) {
 			/* taken since the plan (or by an alias): the next free one */
 			add_extra(t, p->name);
 			free_dirlist(dl);

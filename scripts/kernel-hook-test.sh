@@ -79,23 +79,20 @@ printf '#!/bin/sh\ncase "$*" in *%s-dkms*) cat %s 2>/dev/null || echo "ii " ;; *
 printf '#!/bin/sh\necho "%s is not enrolled"\n' /var/lib/dkms/mok.pub >"$T/bin/mokutil"
 chmod 755 "$T"/bin/* "$T/usr/src/$PKG-$VER/nlc-prepare" "$T/usr/lib/linux-kbuild-6.1/scripts/sign-file"
 
-run() { # run ARGS...: the hook; its output (stdout and stderr) in $out, what it called in $calls
-	: >"$T/calls"
-	echo "# kernel-hook $*"
-	out=$(PATH=$T/bin:$PATH NLC_SYSFS=$T/sys bash "$T/kernel-hook" "$@" 2>&1)
-	[[ -n $out ]] && printf '%s\n' "$out" | sed 's/^/  /'
-	calls=$(cat "$T/calls")
-}
-sh_run() { # sh_run SCRIPT ARGS...: sh $T/SCRIPT, as run() the hook; its exit status in $rc
-	local script=$1
-	shift
+# in_run SHELL SCRIPT ARGS...: SHELL $T/SCRIPT; its output (stdout and
+# stderr) in $out, its exit status in $rc, what it called in $calls
+in_run() {
+	local shell=$1 script=$2
+	shift 2
 	: >"$T/calls"
 	echo "# $script $*"
 	rc=0
-	out=$(PATH=$T/bin:$PATH sh "$T/$script" "$@" 2>&1) || rc=$?
+	out=$(PATH=$T/bin:$PATH "$shell" "$T/$script" "$@" 2>&1) || rc=$?
 	[[ -n $out ]] && printf '%s\n' "$out" | sed 's/^/  /'
 	calls=$(cat "$T/calls")
 }
+run() { NLC_SYSFS=$T/sys in_run bash kernel-hook "$@"; } # run ARGS...: the hook
+sh_run() { in_run sh "$@"; } # sh_run SCRIPT ARGS...: sh $T/SCRIPT
 called() { grep -q -- "$1" <<<"$calls"; }
 said() { grep -q -- "$1" <<<"$out"; }
 lines() { [[ $(wc -l <<<"$out") == "$1" ]]; }

@@ -252,11 +252,12 @@ run_suite() {
 		cp "$REPO/tools/card/guest-test.sh" "$REPO/tools/card/writers.sh" "$REPO/tools/card/slicer-test.sh" "$T/o/opt/nlc/"
 		# the DKMS package's postrm (its removal, simulated), and
 		# nolongcreate-card installed from the sources under /usr/local
-		CARDSRC=$REPO
+		CARDSRC=$REPO PRM=debian/postrm
 		if [[ -n $CARD_REV ]]; then
+			git -C "$REPO" cat-file -e "$CARD_REV:$PRM" 2>/dev/null || PRM=dkms/debian/postrm # before debian/ moved
 			CARDSRC=$T/rev
 			mkdir -p "$CARDSRC" "$T/o/opt/nlc/rev"
-			git -C "$REPO" archive "$CARD_REV" tools/card dkms/debian/postrm | tar -x -C "$CARDSRC" ||
+			git -C "$REPO" archive "$CARD_REV" tools/card "$PRM" | tar -x -C "$CARDSRC" ||
 				die "git archive $CARD_REV failed"
 			cp "$CARDSRC/tools/card/nolongcreate-card" "$T/o/opt/nlc/rev/"
 			for r in 61-vfat-nolongcreate.rules 99-zz-vfat-nolongcreate.rules; do
@@ -264,7 +265,7 @@ run_suite() {
 					sed 's|@SBINDIR@|/usr/sbin|' "$CARDSRC/tools/card/$r" >"$T/o/opt/nlc/rev/$r"
 			done
 		fi
-		cp "$CARDSRC/dkms/debian/postrm" "$T/o/opt/nlc/dkms.postrm"
+		cp "$CARDSRC/$PRM" "$T/o/opt/nlc/dkms.postrm"
 		make -s -C "$CARDSRC/tools/card" install DESTDIR="$T/o/opt/nlc/local" >/dev/null ||
 			die "make -C tools/card install DESTDIR=... failed"
 		mkdir -p "$T/o/etc/systemd/system/multi-user.target.wants"

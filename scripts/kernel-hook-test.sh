@@ -13,7 +13,7 @@
 # kernel update on a kernel that enforces signatures says one line.
 # Prints "ok:"/"FAIL:" lines and last "kernel-hook test: N passed, N
 # failed"; make kernel-hook-test; part of make check's host checks.  Then
-# the package's postinst (dkms/debian/postinst.in) the same way: dkms add
+# the package's postinst (debian/postinst.in) the same way: dkms add
 # only where needed, never failing, udev asked again at its end.  The
 # copies of the kernel's own fat modules it keeps on the root filesystem
 # (/usr/lib/vfat-nolongcreate-dkms/stock/KREL/), with a dkms that leaves
@@ -76,6 +76,9 @@ EOS
 printf '#!/bin/sh\necho "udevadm $*" >>"%s/calls"\n' "$T" >"$T/bin/udevadm"
 # (the package's own status: $T/pkg-status, else "ii ")
 printf '#!/bin/sh\ncase "$*" in *%s-dkms*) cat %s 2>/dev/null || echo "ii " ;; *) echo "ii " ;; esac\n' "$PKG" "$T/pkg-status" >"$T/bin/dpkg-query"
+# dpkg --print-architecture: $NLC_TEST_ARCH, else amd64
+# shellcheck disable=SC2016 # expanded by the stand-in
+printf '#!/bin/sh\necho "${NLC_TEST_ARCH:-amd64}"\n' >"$T/bin/dpkg"
 printf '#!/bin/sh\necho "%s is not enrolled"\n' /var/lib/dkms/mok.pub >"$T/bin/mokutil"
 chmod 755 "$T"/bin/* "$T/usr/src/$PKG-$VER/nlc-prepare" "$T/usr/lib/linux-kbuild-6.1/scripts/sign-file"
 
@@ -225,7 +228,7 @@ rm -f "$T/dkms-fails"
 stock_modules
 run --image "$K"
 sed -e "s|@PKG_VERSION@|$VER|g" -e "s|/var/lib/dkms/|$T/var/lib/dkms/|g" \
-	-e "s|/usr/lib/vfat-nolongcreate-dkms/|$T/usr/lib/vfat-nolongcreate-dkms/|g" "$HERE/../dkms/debian/prerm.in" >"$T/prerm"
+	-e "s|/usr/lib/vfat-nolongcreate-dkms/|$T/usr/lib/vfat-nolongcreate-dkms/|g" "$HERE/../debian/prerm.in" >"$T/prerm"
 rc=0
 PATH=$T/bin:$PATH sh "$T/prerm" remove || rc=$?
 that "prerm remove: exit 0, the copies removed" test "$rc" = 0 -a ! -e "$S"
@@ -291,7 +294,7 @@ rm -f "$T/lib/modules/$K/updates/dkms/"*
 # link counting as registered; a failed dkms add one line, exit 0; udev
 # asked again at the end
 sed -e "s|@PKG_VERSION@|$VER|g" -e "s|/var/lib/dkms/|$T/var/lib/dkms/|g" -e "s|/run/udev|$T/run/udev|g" \
-	-e "s|/usr/lib/vfat-nolongcreate-dkms/kernel-hook|$T/bin/kernel-hook|g" "$HERE/../dkms/debian/postinst.in" >"$T/postinst"
+	-e "s|/usr/lib/vfat-nolongcreate-dkms/kernel-hook|$T/bin/kernel-hook|g" "$HERE/../debian/postinst.in" >"$T/postinst"
 printf '#!/bin/sh\necho "kernel-hook $*" >>"%s/calls"\n' "$T" >"$T/bin/kernel-hook"
 chmod 755 "$T/bin/kernel-hook"
 postinst() { sh_run postinst "$@"; } # postinst ARGS...: the postinst
@@ -303,6 +306,9 @@ that "postinst, a dangling source link: exit 0" test "$rc" = 0
 that "postinst, a dangling source link: no dkms add" not called "^dkms add"
 that "postinst: kernel-hook --all" called "^kernel-hook --all"
 that "postinst: udev asked again for vfat devices at the end" called "^udevadm trigger --action=change --subsystem-match=block --property-match=ID_FS_TYPE=vfat"
+NLC_TEST_ARCH=arm64 postinst configure
+that "postinst on arm64: exit 0, one line saying amd64 only, no dkms add nor build" \
+	test "$rc" = 0 -a "$(grep -c "amd64 kernels only" <<<"$out")" = 1 -a -z "$calls"
 rm "$D/source"
 printf '#!/bin/sh\necho "dkms $*" >>"%s/calls"\nexit 3\n' "$T" >"$T/bin/dkms"
 postinst triggered

@@ -1,64 +1,65 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# mkdeb.sh - build the DKMS package vfat-nolongcreate-dkms_<ver>_all.deb:
-# the fs/fat part of patches/6.1/series and patches/6.12/series, which dkms
-# applies, on the user's machine, to fs/fat of each kernel's own
-# linux-source-LINE (dkms/nlc-prepare), for Debian 12 and 13; and from the
-# same source vfat-nolongcreate-tools_<ver>_<arch>.deb, the fat83 command
-# (tools/fat83).
+# mkdeb.sh - make deb: the source package vfat-nolongcreate-dkms (this
+# tree, debian/ at its top) and its two binary packages, built with
+# dpkg-buildpackage in an export of the tree: vfat-nolongcreate-dkms (the
+# fs/fat part of patches/LINE/series, which dkms applies on the user's
+# machine to fs/fat of each kernel's own linux-source-LINE) and
+# vfat-nolongcreate-tools (fat83, nolongcreate-card).
 # Run ./scripts/mkdeb.sh --help for the options.
 set -euo pipefail
 
 PROG=${0##*/}
 REPO=$(cd "$(dirname "$0")/.." && pwd -P)
 CACHE=${XDG_CACHE_HOME:-${HOME:-$(cd ~ && pwd)}/.cache}/vfat-nolongcreate
-# The kernel lines the package serves: Debian 12's 6.1, Debian 13's 6.12
-# (and Debian 12's bookworm-security 6.12).  The newest is the version's.
-LINES=(6.1 6.12)
+# The kernel lines the package serves: debian/rules' NLC_LINES.
+read -ra LINES < <(sed -n 's/^NLC_LINES := //p' "$REPO/debian/rules")
 OUT=
 REUSE=0
-# the lines whose diffs are taken from patches/LINE as they are, not made
-# and checked on linux-source-LINE (--unchecked, or not installable here)
+UPLOAD=0
+# the lines not checked on linux-source-LINE (--unchecked, or not installable here)
 declare -A UNCHECKED=()
 
 usage() {
 	cat <<EOF
-usage: $PROG [--out DIR] [--reuse] [--unchecked LINE]
+usage: $PROG [--out DIR] [--reuse] [--unchecked LINE] [--upload]
 
-Generates the package from the series, never by hand: for each line
-(${LINES[*]}) extracts fs/fat of this machine's Debian linux-source-LINE
-(/usr/src/linux-source-LINE.tar.xz, installed when missing), applies the
-fs/fat part of every patch of patches/LINE/series with git apply, one
-patch at a time, and keeps each step as a diff of fs/fat's C files alone
-(src/patches/LINE/NNNN-*.patch, with their series file; Kconfig, Makefile
-and the KUnit test are not built by the package); checks that
-patch --fuzz=0 of those diffs (what dkms/nlc-prepare does on the user's
-machine) gives the same fs/fat as git apply, and that dkms/Kbuild.in's
-object lists are fs/fat/Makefile's.  Adds dkms/ (Kbuild, dkms.conf,
-nlc-prepare, the version files, the kernel hooks, debian/) and the fat83
-command's sources (tools/fat83: built, its unit test run, and installed
-as the second binary package, vfat-nolongcreate-tools) and builds the
-packages with dpkg-buildpackage; lintian must report no error or warning.
+Exports the tree (git's files, uncommitted changes included; without git
+history the directory as it is), fills in the builder's identity and the
+upstream address (below) and runs dpkg-buildpackage -us -uc there: the
+source package (.dsc and .tar.xz, the tree with debian/ at its top) and
+the two .debs; lintian must report no error or warning.  debian/rules puts
+the fs/fat C files' part of each patch of patches/LINE/series (lines
+${LINES[*]}: debian/rules' NLC_LINES; dkms/series-diffs) into the DKMS
+package.  First, for each line whose linux-source-LINE is installable here
+(installed when missing, marked automatic), those diffs are checked on its
+fs/fat: patch --fuzz=0 of them (what dkms/nlc-prepare does on the user's
+machine) must give git apply's fs/fat of the series, and dkms/Kbuild.in's
+object lists must be fs/fat/Makefile's.  A line without (Debian 13 has no
+linux-source-6.1) is taken unchecked and the build says so; dkms checks
+it on the user's machine.
 
-A line whose linux-source-LINE this machine cannot install (Debian 13 has
-no linux-source-6.1) is not checked here: its diffs are the fs/fat C files'
-part of each patch of patches/LINE/series as it is (paths made relative
-to fs/fat), and dkms/nlc-prepare's patch --fuzz=0 on the user's machine
-is their first check; the build says so.  Where both sources are here,
-these diffs are checked too (patch --fuzz=0 of them must give git
-apply's fs/fat), so that this route is known to work.
+Version: debian/changelog's.  In a git clone with commits to the package
+since debian/changelog last changed, or uncommitted changes, it gets
++gitN (and .local) and a local entry on top of the changelog, in the
+export only.  Without git history (a ZIP download) it is debian/changelog's.
 
-The package carries no fs/fat: on the user's machine dkms/nlc-prepare takes
-fs/fat of the kernel's own linux-source-LINE (its version must be the
-kernel's linux-headers package's) and applies these diffs.
+Identity and addresses, from what the builder sets:
+  DEBFULLNAME, DEBEMAIL  Maintainer and the changelog entry's identity
+                (else git's user.name and user.email)
+  NLC_COPYRIGHT debian/copyright's holder ("2026 Your Name <you@...>")
+  NLC_UPSTREAM  the project's web address: Source, Homepage, Vcs-Browser
+  NLC_VCS_GIT   its clone address, Vcs-Git (default NLC_UPSTREAM)
+A local build takes what is set; --upload refuses a placeholder identity,
+an unset NLC_COPYRIGHT or NLC_UPSTREAM, and changes that debian/changelog
+has no entry for, each in one line saying what to set.
 
-  --out DIR     where the .deb, .changes, .dsc and lintian.txt go
-                (default: <cache>/deb-dkms)
-  --reuse       keep the package in DIR if it was made from the same inputs
-                (series, dkms/, this script, the linux-source versions)
-  --unchecked LINE  take LINE's diffs from patches/LINE unchecked, as on a
-                machine without linux-source-LINE (repeatable)
+  --out DIR     where the .debs, .dsc, .tar.xz, .changes, .buildinfo and
+                lintian.txt go (default: <cache>/deb-dkms)
+  --reuse       keep the packages in DIR if made from the same inputs
+  --unchecked LINE  do not check LINE on linux-source-LINE (repeatable)
+  --upload      a build for upload (see above)
 
 Prints the path of the tools .deb, then the DKMS .deb as its last line.
 EOF
@@ -73,6 +74,7 @@ while (($#)); do
 	case $1 in
 	--out) [[ $# -ge 2 ]] || die "--out needs a directory"; OUT=$2; shift 2 ;;
 	--reuse) REUSE=1; shift ;;
+	--upload) UPLOAD=1; shift ;;
 	--unchecked)
 		[[ " ${LINES[*]} " == *" ${2:-} "* ]] || die "--unchecked needs a line: ${LINES[*]}"
 		UNCHECKED[$2]=1; shift 2 ;;
@@ -81,6 +83,28 @@ while (($#)); do
 	esac
 done
 OUT=${OUT:-$CACHE/deb-dkms}
+((${#LINES[@]})) || die "debian/rules names no kernel line (NLC_LINES := ...)"
+
+# -------------------------------------------------- identity, addresses ---
+# the builder: DEBFULLNAME/DEBEMAIL (DEBEMAIL may be "Name <address>"),
+# else git's user.name/user.email (never one git guesses)
+git_cfg() { git -c safe.directory="$REPO" -C "$REPO" config "$1" 2>/dev/null || true; }
+NAME=${DEBFULLNAME:-} EMAIL=${DEBEMAIL:-}
+if [[ $EMAIL =~ ^(.*[^[:space:]])[[:space:]]*\<(.*)\>$ ]]; then
+	NAME=${NAME:-${BASH_REMATCH[1]}} EMAIL=${BASH_REMATCH[2]}
+fi
+NAME=${NAME:-$(git_cfg user.name)} EMAIL=${EMAIL:-$(git_cfg user.email)}
+SET_ID="set DEBFULLNAME=\"Your Name\" DEBEMAIL=you@your.domain (or git config user.name, user.email)"
+SET_UP="set NLC_COPYRIGHT=\"$(date -u +%Y) Your Name <you@your.domain>\" and NLC_UPSTREAM=https://... (the project's published address; NLC_VCS_GIT if its clone address differs)"
+if [[ $UPLOAD == 1 ]]; then
+	# shellcheck source=scripts/identity.sh
+	. "$REPO/scripts/identity.sh"
+	[[ -n $NAME && -n $EMAIL ]] || die "--upload: no identity for Maintainer and debian/changelog; $SET_ID"
+	why=$(placeholder_why "$NAME" "$EMAIL")
+	[[ -z $why ]] || die "--upload: refusing '$NAME <$EMAIL>' as Maintainer: $why; $SET_ID"
+	[[ -n ${NLC_COPYRIGHT:-} && -n ${NLC_UPSTREAM:-} ]] ||
+		die "--upload: debian/copyright needs the copyright holder and the upstream address; $SET_UP"
+fi
 
 # ------------------------------------------------------------------ deps ---
 need=()
@@ -133,34 +157,93 @@ for l in "${LINES[@]}"; do
 	SRCVER[$l]=$(dpkg-query -W -f='${Version}' "linux-source-$l" 2>/dev/null) ||
 		die "linux-source-$l is not installed"
 done
-# What the package is made of: the series, dkms/, fat83, this script.
-INPUTS=(dkms tools/fat83 tools/card scripts/mkdeb.sh)
-for l in "${LINES[@]}"; do INPUTS+=("patches/$l"); done
-# Debian native version: the newest line served, then the package's
-# revision, the number of commits that changed what the package is made of
-# (and ".local" for uncommitted changes), so that other content is another
-# version (and one above the 6.1-only package's 6.1.192.3+nlcN); a shallow
-# clone would count too few.
+CLVER=$(dpkg-parsechangelog -l "$REPO/debian/changelog" -S Version) || die "debian/changelog: dpkg-parsechangelog cannot read it"
+PKGVER=$CLVER LOCAL=''
 # git on the clone, also when it belongs to another user than the one this
-# runs as: root by "su -" (git's "dubious ownership" check; under sudo git
-# takes SUDO_UID's clone as safe), only for this clone
+# runs as (root by "su -": git's "dubious ownership" check), only for it
 repo_git() { git -c safe.directory="$REPO" -C "$REPO" "$@"; }
-shallow=$(repo_git rev-parse --is-shallow-repository 2>&1) ||
-	die "$REPO: git cannot read it: ${shallow%%$'\n'*} (the version counts its commits: a git clone is needed)"
-[[ $shallow == false ]] ||
-	die "$REPO: a shallow clone (git fetch --unshallow): the version counts its commits"
-REV=$(repo_git rev-list --count HEAD -- "${INPUTS[@]}")
-[[ -z $(repo_git status --porcelain -- "${INPUTS[@]}") ]] || REV+=.local
-PKGVER=${LINES[-1]}+nlc$REV
-MAINT=$(repo_git log -1 --format='%an <%ae>' -- "${INPUTS[@]}")
-export SOURCE_DATE_EPOCH
-SOURCE_DATE_EPOCH=$(repo_git log -1 --format=%ct -- "${INPUTS[@]}")
+GIT=0
+if [[ -d $REPO/.git || -f $REPO/.git ]] && [[ $(repo_git rev-parse --is-shallow-repository 2>/dev/null) == false ]]; then
+	GIT=1
+	# what the package is made of; commits since debian/changelog last changed
+	INPUTS=(debian dkms tools/fat83 tools/card scripts/mkdeb.sh scripts/identity.sh scripts/kernel-hook-test.sh
+		docs/debian.md docs/card-owner.md)
+	for l in "${LINES[@]}"; do INPUTS+=("patches/$l"); done
+	base=$(repo_git log -1 --format=%H -- debian/changelog)
+	n=$(repo_git rev-list --count "${base:+$base..}HEAD" -- "${INPUTS[@]}")
+	dirty=$(repo_git status --porcelain -- "${INPUTS[@]}")
+	if [[ $n != 0 || -n $dirty ]]; then
+		[[ $UPLOAD == 0 ]] ||
+			die "--upload: debian/changelog's $CLVER has no entry for $n commit(s)${dirty:+ and uncommitted changes} to the package since: add one (dch -v VERSION) and commit it"
+		PKGVER=$CLVER+git$n${dirty:+.local}
+		LOCAL="$n commit(s) after $CLVER, $(repo_git rev-parse --short HEAD)${dirty:+, with uncommitted changes}"
+	fi
+elif [[ -e $REPO/.git ]]; then
+	echo "$PROG: a shallow clone: the version is debian/changelog's, $CLVER, whatever came after it"
+else
+	echo "$PROG: no git history (a downloaded archive): the version is debian/changelog's, $CLVER"
+fi
+[[ $UPLOAD == 0 || $GIT == 1 ]] || die "--upload: no git history here, so no proof that debian/changelog covers the tree: build from a git clone"
+# the newest Standards-Version the builder's lintian knows (debian/control's
+# is lowered to it, not raised: a build on an older suite)
+POLICY=$(grep -o '"version" *: *"[0-9.]*"' /usr/share/lintian/data/debian-policy/releases.json 2>/dev/null |
+	grep -o '[0-9][0-9.]*' | sort -V | tail -n 1 | cut -d. -f1-3)
+
+# ------------------------------------------------------------ the export --
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+SRCNAME=vfat-nolongcreate-dkms
+X=$TMP/$SRCNAME-$PKGVER
+mkdir -p "$X"
+if [[ $GIT == 1 ]]; then
+	repo_git ls-files -z --cached --others --exclude-standard |
+		(cd "$REPO" && while IFS= read -r -d '' f; do [[ -e $f || -L $f ]] && printf '%s\0' "$f"; done) |
+		tar -C "$REPO" --null -T - -cf - | tar -xf - -C "$X" || die "cannot export the tree"
+else
+	(cd "$REPO" && tar -cf - --exclude=./.git .) | tar -xf - -C "$X" || die "cannot export the tree"
+fi
+# fill in who builds it and where the project is
+sed_repl() { printf '%s' "$1" | sed -e 's/[\\&|]/\\&/g'; }
+if [[ -n $NAME && -n $EMAIL ]]; then
+	sed -i "s|^Maintainer: .*|Maintainer: $(sed_repl "$NAME <$EMAIL>")|" "$X/debian/control"
+	# the identity of the changelog's top entry (the one released)
+	sed -i "0,/^ -- .*>  /s|^ -- .*>  | -- $(sed_repl "$NAME <$EMAIL>")  |" "$X/debian/changelog"
+fi
+if [[ -n ${NLC_UPSTREAM:-} ]]; then
+	vcs="Homepage: $NLC_UPSTREAM\nVcs-Browser: $NLC_UPSTREAM\nVcs-Git: ${NLC_VCS_GIT:-$NLC_UPSTREAM}"
+	sed -i "s|^Standards-Version: .*|&\n$(sed_repl "$vcs")|" "$X/debian/control"
+fi
+up=${NLC_UPSTREAM:-"not published yet: this package was built from a copy of the project's tree"}
+holder=${NLC_COPYRIGHT:-"the vfat-nolongcreate authors (not named: a local build)"}
+sed -i -e "s|@UPSTREAM@|$(sed_repl "$up")|" -e "s|@COPYRIGHT@|$(sed_repl "$holder")|" "$X/debian/copyright"
+sv=$(sed -n 's/^Standards-Version: //p' "$X/debian/control")
+if [[ -n $POLICY ]] && dpkg --compare-versions "$POLICY" lt "$sv"; then
+	sed -i "s|^Standards-Version: .*|Standards-Version: $POLICY|" "$X/debian/control"
+	echo "$PROG: Standards-Version $POLICY, the newest this lintian knows (debian/control: $sv)"
+fi
+if [[ -n $LOCAL ]]; then
+	dist=$(dpkg-parsechangelog -l "$X/debian/changelog" -S Distribution)
+	who=$(sed -n '0,/^ -- /s/^ -- \(.*>\)  .*/\1/p' "$X/debian/changelog")
+	# HEAD's time, or just after the entry below
+	t=$(dpkg-parsechangelog -l "$X/debian/changelog" -S Timestamp) h=$(repo_git log -1 --format=%ct)
+	t=$((h > t ? h : t + 1))
+	{
+		echo "$SRCNAME ($PKGVER) $dist; urgency=medium"
+		echo
+		echo "  * Local build, not a release:"
+		echo "    $LOCAL."
+		echo
+		echo " -- $who  $(date -R -u -d "@$t")"
+		echo
+		cat "$X/debian/changelog"
+	} >"$TMP/changelog"
+	mv "$TMP/changelog" "$X/debian/changelog"
+fi
+
 key=$( {
-	echo "$PKGVER $MAINT $SOURCE_DATE_EPOCH"
+	echo "$PKGVER $UPLOAD $POLICY $(lintian --version 2>/dev/null)"
 	for l in "${LINES[@]}"; do echo "$l ${SRCVER[$l]}"; done
-	# not the files git ignores (fat83's build products)
-	(cd "$REPO" && repo_git ls-files -z --cached --others --exclude-standard -- "${INPUTS[@]}" |
-		LC_ALL=C sort -z | xargs -0 sha256sum)
+	(cd "$X" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
 } | sha256sum | cut -d' ' -f1) || die "cannot hash the package's inputs"
 if [[ $REUSE == 1 && -f $OUT/package.env && $(cat "$OUT/package.key" 2>/dev/null) == "$key" ]]; then
 	# shellcheck source=/dev/null
@@ -173,71 +256,20 @@ if [[ $REUSE == 1 && -f $OUT/package.env && $(cat "$OUT/package.key" 2>/dev/null
 	fi
 fi
 
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-pkg=$TMP/vfat-nolongcreate-dkms-$PKGVER
-mkdir -p "$pkg/src" "$pkg/hooks" "$pkg/debian/source" "$pkg/fat83" "$pkg/card"
-
-# --------------------------------------------- the series, as fs/fat diffs --
+# -------------------------- the series' diffs, checked on linux-source --
 declare -A NP=()
-# The C files of fs/fat that the module build uses, as nlc-prepare copies
-# them (fs/fat/Kconfig and Makefile, and the KUnit test fat_test.c, are not
-# built here): only their changes are kept.
+# the C files of fs/fat that the module build uses, as nlc-prepare copies
+# them (not fat_test.c, the KUnit test)
 ccopy() {
 	mkdir -p "$2"
 	find "$1" -maxdepth 1 -name '*.[ch]' ! -name fat_test.c -exec cp {} "$2/" \;
 }
-# from_series PATCH: the patch's diff of the C files of fs/fat the module
-# build uses (not fat_test.c), paths relative to fs/fat (a/dir.c), as
-# nlc-prepare applies them; hunks read by their line counts (a removed
-# "- " line is "-- ", as format-patch's signature is)
-from_series() {
-	awk '
-	function path(p) { sub(/^[ab]\/fs\/fat\//, substr(p, 1, 2), p); return p }
-	old > 0 || new > 0 {
-		if (keep) print
-		c = substr($0, 1, 1)
-		if (c == " ") { old--; new-- } else if (c == "-") old--; else if (c == "+") new--
-		next
-	}
-	/^diff --git / {
-		keep = $3 ~ /^a\/fs\/fat\/[^\/]+\.[ch]$/ && $3 != "a/fs/fat/fat_test.c"
-		if (keep) print "diff --git " path($3) " " path($4)
-		next
-	}
-	keep && /^(---|\+\+\+) / { print $1 " " path($2); next }
-	keep && /^@@ / {
-		split($2, o, ","); split($3, n, ",")
-		old = (2 in o) ? o[2] : 1; new = (2 in n) ? n[2] : 1
-		print; next
-	}
-	keep && /^\\/ { print; next }
-	keep && /^(index|new file mode|deleted file mode|old mode|new mode) / { print }
-	' "$1"
-}
-# series_diffs LINE DIR: from_series of each patch of patches/LINE/series
-# that touches those files, as DIR/PATCH, their names in DIR/series
-series_diffs() {
-	local p
-	mkdir -p "$2"
-	while read -r p; do
-		[[ -z $p || $p == \#* || $p == */* ]] && continue
-		from_series "$REPO/patches/$1/$p" >"$2/$p"
-		[[ -s $2/$p ]] || { rm "$2/$p"; continue; }
-		echo "$p" >>"$2/series"
-	done <"$REPO/patches/$1/series"
-}
-
 for LINE in "${LINES[@]}"; do
+	D=$TMP/diffs/$LINE
+	"$REPO/dkms/series-diffs" "$REPO/patches/$LINE" "$D" || die "dkms/series-diffs of patches/$LINE failed"
+	NP[$LINE]=$(wc -l <"$D/series")
+	[[ -z ${UNCHECKED[$LINE]:-} ]] || continue
 	top=linux-source-$LINE
-	D=$pkg/src/patches/$LINE
-	mkdir -p "$D"
-	if [[ -n ${UNCHECKED[$LINE]:-} ]]; then
-		series_diffs "$LINE" "$D"
-		[[ -s $D/series ]] || die "no patch of patches/$LINE/series touches fs/fat"
-		NP[$LINE]=$(wc -l <"$D/series")
-		continue
-	fi
 	W=$TMP/$LINE
 	mkdir -p "$W"
 	tar -xJf "/usr/src/$top.tar.xz" -C "$W" "$top/Makefile" "$top/fs/fat"
@@ -245,56 +277,28 @@ for LINE in "${LINES[@]}"; do
 		$1 == "SUBLEVEL" { s = $2 } END { print v "." p "." s }' "$W/$top/Makefile")
 	[[ $kv == "${SRCVER[$LINE]%%-*}" ]] || die "/usr/src/$top.tar.xz is Linux $kv, but $top is ${SRCVER[$LINE]}"
 	ccopy "$W/$top/fs/fat" "$W/pristine"
-	cp -a "$W/pristine" "$W/fromseries"
-	n=0
+	# the series with git apply, the option series only (not ../fastpath*/)
 	while read -r p; do
-		[[ -z $p || $p == \#* ]] && continue
-		# the option series only: the 8.3 fast path (../fastpath*/), an
-		# independent patch posted on its own, is not in the package
-		[[ $p == */* ]] && continue
-		grep -q '^diff --git a/fs/fat/' "$REPO/patches/$LINE/$p" || continue
-		rm -rf "$W/a" "$W/b"
-		ccopy "$W/$top/fs/fat" "$W/a"
+		[[ -z $p || $p == \#* || $p == */* ]] && continue
 		(cd "$W" && git apply --directory="$top" --include="$top/fs/fat/*" \
 			"$REPO/patches/$LINE/$p") 2>"$TMP/apply.err" ||
 			die "patches/$LINE/$p does not apply to fs/fat of $top ${SRCVER[$LINE]}: $(cat "$TMP/apply.err")"
-		ccopy "$W/$top/fs/fat" "$W/b"
-		rc=0
-		(cd "$W" && LC_ALL=C diff -Nru a b) >"$D/$p" || rc=$?
-		case $rc in
-		0) rm "$D/$p"; continue ;; # Kconfig (or KUnit) only: nothing the module build uses
-		1) ;;
-		*) die "patches/$LINE/$p: diff of fs/fat failed (exit $rc)" ;;
-		esac
-		echo "$p" >>"$D/series"
-		n=$((n + 1))
 	done <"$REPO/patches/$LINE/series"
-	((n > 0)) || die "no patch of patches/$LINE/series touches fs/fat"
-	# git apply skips what --include leaves out (and, inside a git work
-	# tree, paths outside it): check that fs/fat changed as the series says.
+	# git apply skips what --include leaves out: check that fs/fat changed
 	grep -q 'fat_short_name_shown' "$W/$top/fs/fat/dir.c" ||
 		die "$LINE: fs/fat/dir.c was not patched (no fat_short_name_shown)"
 	for f in inode.c namei_vfat.c; do
 		grep -q 'nolongcreate' "$W/$top/fs/fat/$f" || die "$LINE: fs/fat/$f was not patched (no nolongcreate)"
 	done
-	# What nlc-prepare does on the user's machine: patch --fuzz=0 of the
-	# diffs on the pristine fs/fat must give git apply's result.
+	# what nlc-prepare does on the user's machine: patch --fuzz=0 of the
+	# package's diffs on the pristine fs/fat must give git apply's result
 	while read -r p; do
 		patch -d "$W/pristine" -p1 --fuzz=0 --forward --batch --no-backup-if-mismatch -s <"$D/$p" ||
-			die "$LINE: patch --fuzz=0 of $p fails on the pristine fs/fat"
+			die "$LINE: patch --fuzz=0 of $p (dkms/series-diffs) fails on the pristine fs/fat"
 	done <"$D/series"
 	ccopy "$W/$top/fs/fat" "$W/patched"
 	diff -r "$W/pristine" "$W/patched" >/dev/null ||
-		die "$LINE: patch --fuzz=0 of the diffs does not give the series' fs/fat"
-	# The diffs a machine without linux-source-$LINE takes (--unchecked)
-	# must give the same.
-	series_diffs "$LINE" "$W/fromseries.d"
-	while read -r p; do
-		patch -d "$W/fromseries" -p1 --fuzz=0 --forward --batch --no-backup-if-mismatch -s <"$W/fromseries.d/$p" ||
-			die "$LINE: patch --fuzz=0 of $p's fs/fat part as it is (what --unchecked takes) fails on the pristine fs/fat"
-	done <"$W/fromseries.d/series"
-	diff -r "$W/fromseries" "$W/patched" >/dev/null ||
-		die "$LINE: the fs/fat part of the series as it is (what --unchecked takes) does not give the series' fs/fat"
+		die "$LINE: patch --fuzz=0 of the package's diffs does not give the series' fs/fat"
 	# Kbuild.in lists fs/fat/Makefile's objects: they must still be these.
 	for m in fat vfat msdos; do
 		want=$(awk -v m="$m-y" '$1 == m && ($2 == ":=" || $2 == "+=" || $2 == "=") { for (i = 3; i <= NF; i++) print $i }' \
@@ -303,73 +307,28 @@ for LINE in "${LINES[@]}"; do
 			"$REPO/dkms/Kbuild.in" | sort | paste -sd' ')
 		[[ $want == "$have" ]] || die "dkms/Kbuild.in: $m-y is '$have', fs/fat/Makefile of $LINE has '$want'"
 	done
-	NP[$LINE]=$n
 done
-
-# ------------------------------------------------------------ the package --
-cp "$REPO"/dkms/{Makefile,fat_version.c,vfat_version.c,msdos_version.c,nlc-prepare} "$pkg/src/"
-cp "$REPO"/tools/fat83/{Makefile,fat83.c,fat83.1,suggest.c,suggest.h,suggest_test.c} "$pkg/fat83/"
-cp "$REPO"/tools/card/{Makefile,nolongcreate-card,nolongcreate-card.8,61-vfat-nolongcreate.rules,99-zz-vfat-nolongcreate.rules} "$pkg/card/"
-sed_repl() { printf '%s' "$1" | sed -e 's/[\\&|]/\\&/g'; }
-subst() {
-	sed -e "s|@PKG_VERSION@|$PKGVER|g" -e "s|@MAINTAINER@|$(sed_repl "$MAINT")|g" "$1"
-}
-subst "$REPO/dkms/Kbuild.in" >"$pkg/src/Kbuild"
-subst "$REPO/dkms/dkms.conf.in" >"$pkg/src/dkms.conf"
-subst "$REPO/dkms/kernel-hook" >"$pkg/hooks/kernel-hook"
-cp "$REPO"/dkms/{etc-kernel-hook,modprobe-fat,modprobe.conf,initramfs-hook} "$pkg/hooks/"
-chmod 755 "$pkg/hooks/kernel-hook" "$pkg/hooks/modprobe-fat" "$pkg/hooks/initramfs-hook" "$pkg/src/nlc-prepare"
-subst "$REPO/dkms/debian/control.in" >"$pkg/debian/control"
-subst "$REPO/dkms/debian/postinst.in" >"$pkg/debian/postinst"
-subst "$REPO/dkms/debian/prerm.in" >"$pkg/debian/prerm"
-cp "$REPO"/dkms/debian/{rules,copyright,postrm,triggers,vfat-nolongcreate-tools.postinst,vfat-nolongcreate-tools.postrm} "$pkg/debian/"
-cp "$REPO/dkms/debian/source/format" "$pkg/debian/source/"
-{
-	echo "vfat-nolongcreate-dkms ($PKGVER) bookworm; urgency=medium"
-	echo
-	for l in "${LINES[@]}"; do
-		if [[ -n ${UNCHECKED[$l]:-} ]]; then
-			echo "  * patches/$l/series: the fs/fat part of ${NP[$l]} patches as they are,"
-			echo "    not checked on a linux-source-$l at the build, for the kernels of"
-			echo "    linux-source-$l."
-		else
-			echo "  * patches/$l/series: the fs/fat part of ${NP[$l]} patches, checked on"
-			echo "    linux-source-$l ${SRCVER[$l]}, for the kernels of linux-source-$l."
-		fi
-	done
-	echo "  * modprobe-fat, the modprobe rule of fat, vfat and msdos: the kernel's own"
-	echo "    modules where the running kernel refuses the DKMS-built ones, from the"
-	echo "    kernel hook's copies of them on the root filesystem (/usr/lib/...-dkms/"
-	echo "    stock/KREL: dkms 3.2 moves them to /var); the initramfs-tools hook"
-	echo "    copies modprobe-fat and those copies into the initramfs."
-	echo "  * vfat-nolongcreate-tools: fat83 (check, fix, undo, put, name,"
-	echo "    supported) from tools/fat83; nolongcreate-card and its udev rule for"
-	echo "    udisks2 from tools/card."
-	echo
-	echo " -- $MAINT  $(date -R -u -d "@$SOURCE_DATE_EPOCH")"
-} >"$pkg/debian/changelog"
 
 # ------------------------------------------------------------------ build --
 # (no debug symbols package: the .changes names only the two .debs, which
 # the docs' apt install vfat-nolongcreate-*.deb takes)
-(cd "$pkg" && DEB_BUILD_OPTIONS="noautodbgsym ${DEB_BUILD_OPTIONS:-}" dpkg-buildpackage -us -uc -tc) >"$TMP/build.log" 2>&1 ||
-	{ tail -n 30 "$TMP/build.log" >&2; die "dpkg-buildpackage failed"; }
-deb=vfat-nolongcreate-dkms_${PKGVER}_all.deb
-[[ -f $TMP/$deb ]] || die "dpkg-buildpackage made no $deb"
+(cd "$X" && DEB_BUILD_OPTIONS="noautodbgsym ${DEB_BUILD_OPTIONS:-}" dpkg-buildpackage -us -uc) >"$TMP/build.log" 2>&1 ||
+	{ tail -n 30 "$TMP/build.log" >&2; die "dpkg-buildpackage failed (log: the lines above)"; }
+deb=${SRCNAME}_${PKGVER}_all.deb
 tdeb=vfat-nolongcreate-tools_${PKGVER}_$(dpkg-architecture -qDEB_HOST_ARCH).deb
-[[ -f $TMP/$tdeb ]] || die "dpkg-buildpackage made no $tdeb"
-changes=$(ls "$TMP"/vfat-nolongcreate-dkms_"$PKGVER"_*.changes)
+[[ -f $TMP/$deb && -f $TMP/$tdeb ]] || die "dpkg-buildpackage made no $deb or $tdeb"
+changes=$(ls "$TMP/${SRCNAME}_${PKGVER}"_*.changes)
 lintian --fail-on error,warning --info "$changes" >"$TMP/lintian.txt" 2>&1 ||
 	{ cat "$TMP/lintian.txt" >&2; die "lintian reports errors or warnings"; }
 
 mkdir -p "$OUT"
-rm -f "$OUT"/vfat-nolongcreate-dkms_* "$OUT"/vfat-nolongcreate-tools_* "$OUT"/vfat-nolongcreate-tools-dbgsym_* "$OUT/package.key"
-cp "$TMP"/vfat-nolongcreate-dkms_"$PKGVER"* "$TMP/$tdeb" "$OUT/"
-cp "$TMP/lintian.txt" "$TMP/build.log" "$OUT/"
+rm -f "$OUT/${SRCNAME}"_* "$OUT"/vfat-nolongcreate-tools_* "$OUT/package.key"
+cp "$TMP/${SRCNAME}_${PKGVER}"[._]* "$TMP/$tdeb" "$TMP/lintian.txt" "$TMP/build.log" "$OUT/"
 {
 	printf 'PKGVER=%q\n' "$PKGVER"
 	printf 'DEB=%q\n' "$OUT/$deb"
 	printf 'TOOLS_DEB=%q\n' "$OUT/$tdeb"
+	printf 'DSC=%q\n' "$OUT/${SRCNAME}_$PKGVER.dsc"
 } >"$OUT/package.env"
 printf '%s\n' "$key" >"$OUT/package.key"
 for l in "${LINES[@]}"; do
@@ -379,6 +338,7 @@ for l in "${LINES[@]}"; do
 		echo "$PROG: patches/$l: ${NP[$l]} patches on fs/fat, checked on linux-source-$l ${SRCVER[$l]}"
 	fi
 done
+echo "$PROG: $([[ $UPLOAD == 1 ]] && echo "for upload" || echo "a local build"), Maintainer: $(sed -n 's/^Maintainer: //p' "$X/debian/control"); source package: $OUT/${SRCNAME}_$PKGVER.dsc"
 echo "$PROG: lintian: $(grep -c '^E: ' "$OUT/lintian.txt" || true) errors, $(grep -c '^W: ' "$OUT/lintian.txt" || true) warnings"
 echo "$OUT/$tdeb"
 echo "$OUT/$deb"

@@ -3,8 +3,8 @@
 #
 # scripts/shellcheck.sh [--list] - shellcheck -x on the project's own shell
 # scripts: qemu-run.sh, .ci/run, scripts/, bench/, fuzz/, tools/ and the ones the
-# .deb ships from dkms/ (nlc-prepare, the kernel hooks, the maintainer
-# scripts).  The one list of them, for make shellcheck, make check-series
+# .deb ships from dkms/ and debian/ (nlc-prepare, the kernel hooks, the
+# maintainer scripts).  The one list of them, for make shellcheck, make check-series
 # and scripts/check.sh (which reads it with --list and counts each script
 # as a case).  Prints shellcheck's findings and last a summary line; exit
 # status 0 only if no script has any.  --list prints the scripts, one a
@@ -17,8 +17,8 @@ cd "$REPO" || exit 1
 scripts=(qemu-run.sh .ci/run)
 for f in scripts/*.sh bench/*.sh fuzz/*.sh tools/*/*.sh; do [[ -e $f ]] && scripts+=("$f"); done
 scripts+=(dkms/nlc-prepare dkms/kernel-hook dkms/etc-kernel-hook dkms/modprobe-fat dkms/initramfs-hook
-	dkms/debian/postinst.in dkms/debian/prerm.in dkms/debian/postrm
-	dkms/debian/vfat-nolongcreate-tools.postinst dkms/debian/vfat-nolongcreate-tools.postrm
+	dkms/series-diffs debian/postinst.in debian/prerm.in debian/postrm
+	debian/vfat-nolongcreate-tools.postinst debian/vfat-nolongcreate-tools.postrm
 	tools/card/nolongcreate-card)
 
 if [[ ${1:-} == --list ]]; then

@@ -218,21 +218,9 @@ fi
 SENDER_NAME=${BASH_REMATCH[1]}
 SENDER_EMAIL=${BASH_REMATCH[2]}
 SENDER="$SENDER_NAME <$SENDER_EMAIL>"
-name_lc=${SENDER_NAME,,}
-email_lc=${SENDER_EMAIL,,}
-why=
-if [[ -z ${SENDER_NAME//[[:space:]]/} ]]; then
-	why="the name is empty"
-elif [[ $name_lc =~ (^|[^a-z])seed([^a-z]|$) || $name_lc == *maintainers* ]]; then
-	why="the name is the repository's placeholder ('Seed ... maintainers')"
-elif [[ ! $email_lc =~ ^[^@[:space:]]+@[^@[:space:]]+\.[^@[:space:]]+$ ]]; then
-	why="the email is not an address of a real domain"
-elif [[ $email_lc == *noreply* ]]; then
-	why="the email is a noreply address"
-elif [[ $email_lc =~ [@.](example|invalid|test|localhost|localdomain)$ ||
-	$email_lc =~ [@.]example\.(com|net|org)$ ]]; then
-	why="the email's domain is reserved (.example, .invalid, .test, .localhost, example.com...)"
-fi
+# shellcheck source=scripts/identity.sh
+. "$REPO/scripts/identity.sh"
+why=$(placeholder_why "$SENDER_NAME" "$SENDER_EMAIL")
 [[ -z $why ]] ||
 	die 2 "refusing to sign the patches as '$SENDER': $why; $set_how (or GIT_AUTHOR_NAME/GIT_AUTHOR_EMAIL)"
 # From here on git takes identities only from what this script passes.

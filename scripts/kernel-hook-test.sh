@@ -42,9 +42,16 @@ sed -e "s|@PKG_VERSION@|$VER|g" -e "s|/usr/lib/linux-kbuild-|$T/usr/lib/linux-kb
 mkdir -p "$T/bin" "$T/usr/src/$PKG-$VER" "$T/lib/modules/$K/kernel" "$T/lib/modules/$K/build/include" \
 	"$T/lib/modules/$K/updates/dkms" "$T/var/lib/dkms" "$T/usr/lib/linux-kbuild-6.1/scripts" "$T/run/udev" "$T/var/log" \
 	"$T/sys/module/module/parameters"
+# nlc-prepare --check KREL: the linux-source version in $T/srcver (else
+# 6.1.999-1); refused while $T/no-source exists
 cat >"$T/usr/src/$PKG-$VER/nlc-prepare" <<EOS
 #!/bin/sh
-echo "$PKG: kernel \$2: fs/fat of linux-source-6.1 6.1.999-1 with patches/6.1"
+sv=\$(cat "$T/srcver" 2>/dev/null || echo 6.1.999-1)
+if [ -e "$T/no-source" ]; then
+	echo "$PKG: not built for kernel \$2: its fs/fat sources must be its own, from linux-source-6.1 \$(cat "$T/hdrver"), but linux-source-6.1 is \$sv (...)"
+	exit 1
+fi
+echo "$PKG: kernel \$2: fs/fat of linux-source-6.1 \$sv with patches/6.1"
 EOS
 printf '#!/bin/sh\n' >"$T/usr/lib/linux-kbuild-6.1/scripts/sign-file"
 # dkms: status says installed while updates/dkms/fat.ko is there; install
@@ -57,7 +64,8 @@ status) [ -f "$T/lib/modules/$K/updates/dkms/fat.ko" ] && echo "$PKG/$VER, $K, x
 unbuild) rm -f "$T/lib/modules/$K/updates/dkms/fat.ko" ;;
 install)
 	[ -e "$T/dkms-fails" ] && exit 10
-	if [ -e "$T/signs" ]; then echo SIGNED; else echo unsigned; fi >"$T/lib/modules/$K/updates/dkms/fat.ko"
+	{ if [ -e "$T/signs" ]; then echo SIGNED; else echo unsigned; fi
+	echo "nlc_source=linux-source-6.1 \$(cat "$T/srcver" 2>/dev/null || echo 6.1.999-1)"; } >"$T/lib/modules/$K/updates/dkms/fat.ko"
 	# dkms 3.2: the kernel's own moved aside, to /var/lib/dkms
 	if [ -e "$T/dkms32" ] && [ -n "\$(ls "$T/lib/modules/$K/kernel/fs/fat/")" ]; then
 		mkdir -p "$T/var/lib/dkms/$PKG/original_module/$K/x86_64"
@@ -69,13 +77,17 @@ exit 0
 EOS
 cat >"$T/bin/modinfo" <<'EOS'
 #!/bin/sh
-# modinfo -F signer FILE
-grep -q SIGNED "$3" && echo "DKMS module signing key"
+# modinfo -F signer|nlc_source FILE
+case $2 in
+signer) grep -q SIGNED "$3" && echo "DKMS module signing key" ;;
+nlc_source) sed -n 's/^nlc_source=//p' "$3" ;;
+esac
 exit 0
 EOS
 printf '#!/bin/sh\necho "udevadm $*" >>"%s/calls"\n' "$T" >"$T/bin/udevadm"
-# (the package's own status: $T/pkg-status, else "ii ")
-printf '#!/bin/sh\ncase "$*" in *%s-dkms*) cat %s 2>/dev/null || echo "ii " ;; *) echo "ii " ;; esac\n' "$PKG" "$T/pkg-status" >"$T/bin/dpkg-query"
+# (the package's own status: $T/pkg-status, else "ii "; a version: $T/hdrver, else 6.1.999-1)
+printf '#!/bin/sh\ncase "$*" in *Version*) cat %s 2>/dev/null || echo 6.1.999-1 ;; *%s-dkms*) cat %s 2>/dev/null || echo "ii " ;; *) echo "ii " ;; esac\n' \
+	"$T/hdrver" "$PKG" "$T/pkg-status" >"$T/bin/dpkg-query"
 # dpkg --print-architecture: $NLC_TEST_ARCH, else amd64
 # shellcheck disable=SC2016 # expanded by the stand-in
 printf '#!/bin/sh\necho "${NLC_TEST_ARCH:-amd64}"\n' >"$T/bin/dpkg"
@@ -288,6 +300,28 @@ that "no /run/lock (an initramfs): exit 0, the kernel's own fat and vfat loaded"
 mv "$T/modprobe-fat.locked" "$T/modprobe-fat"
 rm -rf "$T/sys/module/fat" "$T/sys/module/vfat" "$T/sys/module/msdos" "$T/dkms32" "$F" "$OM"
 rm -f "$T/lib/modules/$K/updates/dkms/"*
+
+# 8. an in-place upgrade of the kernel's packages (a Debian revision of the
+# same release): modules built from the linux-source of before are built
+# again from the new one, or removed while it is not there yet
+touch "$T/signs"
+run --image "$K"
+echo 6.1.999-2 >"$T/srcver"
+echo 6.1.999-2 >"$T/hdrver"
+run --headers "$K"
+that "--headers, built from linux-source 6.1.999-1, headers and linux-source now 6.1.999-2: dkms unbuild, then install" \
+	test "$(grep -c '^dkms \(unbuild\|install\) .*-k '"$K" <<<"$calls")" = 2
+that "--headers, built again from 6.1.999-2: one line naming the source of before and the new one" \
+	test "$(grep -c "built again and installed fat, vfat, msdos for kernel $K, which were built from linux-source-6.1 6.1.999-1 (fs/fat of linux-source-6.1 6.1.999-2" <<<"$out")" = 1
+that "--headers: fat.ko built from linux-source-6.1 6.1.999-2 now" grep -qx "nlc_source=linux-source-6.1 6.1.999-2" "$T/lib/modules/$K/updates/dkms/fat.ko"
+run --all
+that "--all, built from the headers' version: left alone" not called "^dkms \(unbuild\|install\)"
+echo 6.1.999-3 >"$T/hdrver"
+touch "$T/no-source"
+run --headers "$K"
+that "--headers, headers 6.1.999-3, linux-source still 6.1.999-2 (refused): the modules removed, one line saying why" \
+	test ! -e "$T/lib/modules/$K/updates/dkms/fat.ko" -a "$(grep -c "removed the modules of kernel $K, built from linux-source-6.1 6.1.999-2, not its headers' version: its fs/fat sources must be its own" <<<"$out")" = 1
+rm -f "$T/no-source" "$T/srcver" "$T/hdrver" "$T/lib/modules/$K/updates/dkms/"*
 
 # 7. the package's postinst (its paths moved the same way, the hook a
 # stand-in): dkms add only where the source is not registered, a dangling

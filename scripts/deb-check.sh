@@ -45,7 +45,7 @@ up with apt-cache in the root when the tarball is made.
   2. apt-get install linux-image-NEWER linux-headers-NEWER: exit 0, the
      package's kernel hook builds fat, vfat and msdos for it, and
      modinfo -k NEWER finds them in updates/dkms with the package's
-     version; the hook's copies of the kernel's own three in
+     version, fat's nlc_source linux-source-LINE of its version; the hook's copies of the kernel's own three in
      /usr/lib/vfat-nolongcreate-dkms/stock/NEWER/ are the files dkms
      left in kernel/fs/fat (Debian 12) or moved to /var/lib/dkms (13);
   2b. apt-get install --reinstall linux-source-LINE, which fires the
@@ -71,7 +71,12 @@ up with apt-cache in the root when the tarball is made.
      --purge: exit 0, and the root's files (path, type, size, mode; the
      content of the kernels' modules.* indexes) are as before step 1
      (dpkg's and apt's own state and logs aside, and dkms's signing key
-     /var/lib/dkms/mok.*, which dkms makes on its first build and keeps).
+     /var/lib/dkms/mok.*, which dkms makes on its first build and keeps);
+  5. trixie only: make deb on Debian 13, from the source package (.dsc)
+     mkdeb.sh made (no git history there): its build dependencies
+     installed from the root's apt cache, scripts/mkdeb.sh run in the
+     root with its gcc and lintian: exit 0, both .debs, lintian 0 errors
+     and 0 warnings.
 With --export DIR, after step 2: the NEWER kernel's vmlinuz, the modules
 the suite needs and the built ones (DIR/KREL/, DIR/export.env), and the
 two .debs they were built from and installed (DIR/*.deb, named in
@@ -133,7 +138,7 @@ fi
 step "package"
 "$REPO/scripts/mkdeb.sh" --reuse --out "$CACHE/deb-dkms" | tail -n 1
 # shellcheck source=/dev/null
-. "$CACHE/deb-dkms/package.env" # PKGVER DEB TOOLS_DEB
+. "$CACHE/deb-dkms/package.env" # PKGVER DEB TOOLS_DEB DSC
 # an export is of this package version, made by this script
 EXPORT_KEY="$PKGVER $(sha256sum "$0" | cut -c 1-16)"
 if [[ -n $EXPORT && $REUSE_EXPORT == 1 && -f $EXPORT/export.env ]] &&
@@ -153,7 +158,11 @@ flock 8
 # How the root is made (the steps below): a tarball of another format is
 # made again.  2: dpkg's unsafe-io, no .debs of installed packages kept;
 # 3: the update-initramfs stand-in answers --version.
-ROOT_FORMAT=3
+# Debian 13's root has make deb's build dependencies in its apt cache too
+# (step 5): format 3b.
+BUILD_DEPS=()
+[[ $SUITE != trixie ]] || BUILD_DEPS=(dpkg-dev debhelper lintian git gcc libc6-dev make)
+ROOT_FORMAT=3${BUILD_DEPS[0]:+b}
 
 # Run a command in the root: its own mount and pid namespace, /proc of its own.
 in_root() {
@@ -244,7 +253,7 @@ EOF
 	# then), and nothing else: the .debs of the installed packages go
 	apt_root clean >>"$W/apt.log" 2>&1
 	apt_root install --download-only "linux-image-$NEW=$SV" "linux-headers-$NEW=$SV" \
-		"linux-source-$LINE=$SV" patch xz-utils >>"$W/apt.log" 2>&1 ||
+		"linux-source-$LINE=$SV" patch xz-utils "${BUILD_DEPS[@]}" >>"$W/apt.log" 2>&1 ||
 		{ tail -n 20 "$W/apt.log" >&2; die "apt-get install --download-only of the newer kernel failed"; }
 	rm -f "$W"/*-root.tar "$W"/*-root.tar.env
 	tar -C "$R" -cf "$TARBALL.tmp" .
@@ -349,6 +358,9 @@ for m in fat vfat msdos; do
 	echo "  modinfo -k $KNEW $m: $got, version ${ver:--}"
 	[[ $got == "$M/$m.ko"* && $ver == "$PKGVER" ]] || problems+=("2: $m of $KNEW is $got version ${ver:--}, not $M/$m.ko* version $PKGVER")
 done
+got=$(in_root modinfo -k "$KNEW" -F nlc_source fat 2>/dev/null || true)
+echo "  modinfo -k $KNEW -F nlc_source fat: ${got:--}"
+[[ $got == "linux-source-$LINE $SV" ]] || problems+=("2: fat of $KNEW records its fs/fat from ${got:-nothing}, not linux-source-$LINE $SV")
 echo "  dkms status: $(in_root dkms status | paste -sd';')"
 # the kernel hook's copies of the kernel's own modules, on the root
 # filesystem: the files dkms left in kernel/fs/fat (3.0) or moved (3.2)
@@ -556,6 +568,29 @@ fi
 got=$(resolve "$KOLD" vfat)
 echo "  modinfo -k $KOLD -n vfat: $got"
 [[ $got == "/lib/modules/$KOLD/kernel/fs/fat/vfat.ko"* ]] || problems+=("4: vfat of $KOLD resolves to $got")
+
+if ((${#BUILD_DEPS[@]})); then
+	t0=$SECONDS
+	step "5. make deb on Debian $DEBVER: scripts/mkdeb.sh in the root, from ${DSC##*/}"
+	rc=0
+	apt_root install "${BUILD_DEPS[@]}" "linux-source-$LINE=$SV" patch xz-utils >"$W/5-mkdeb.log" 2>&1 || rc=$?
+	rm -rf "$R/tmp/src" "$R/tmp/deb5"
+	cp "$DSC" "${DSC%.dsc}.tar.xz" "$R/tmp/"
+	[[ $rc != 0 ]] || in_root dpkg-source -x "/tmp/${DSC##*/}" /tmp/src >>"$W/5-mkdeb.log" 2>&1 || rc=$?
+	# (the lines of another linux-source than this suite's: unchecked, as without it)
+	args=()
+	read -ra lines < <(sed -n 's/^NLC_LINES := //p' "$R/tmp/src/debian/rules" 2>/dev/null)
+	for l in "${lines[@]}"; do
+		[[ $l == "$LINE" ]] || args+=(--unchecked "$l")
+	done
+	[[ $rc != 0 ]] || in_root /tmp/src/scripts/mkdeb.sh --out /tmp/deb5 "${args[@]}" >>"$W/5-mkdeb.log" 2>&1 || rc=$?
+	grep -E '^mkdeb.sh: ' "$W/5-mkdeb.log" | sed 's/^/  | /'
+	echo "  $(in_root gcc --version | head -n 1), lintian $(in_root lintian --version | awk '{ print $2 }'); exit status: $rc ($((SECONDS - t0)) s)"
+	[[ $rc == 0 ]] || { tail -n 30 "$W/5-mkdeb.log" >&2; problems+=("5: make deb on Debian $DEBVER: exit $rc"); }
+	[[ $(find "$R/tmp/deb5" -name 'vfat-nolongcreate-*.deb' 2>/dev/null | wc -l) == 2 ]] &&
+		grep -q '^mkdeb.sh: lintian: 0 errors, 0 warnings$' "$W/5-mkdeb.log" ||
+		problems+=("5: make deb on Debian $DEBVER: not two .debs, or lintian not 0 errors 0 warnings")
+fi
 
 if ((${#problems[@]})); then
 	for p in "${problems[@]}"; do echo "$PROG: $p" >&2; done

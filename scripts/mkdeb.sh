@@ -210,8 +210,8 @@ if [[ -n $NAME && -n $EMAIL ]]; then
 	sed -i "0,/^ -- .*>  /s|^ -- .*>  | -- $(sed_repl "$NAME <$EMAIL>")  |" "$X/debian/changelog"
 fi
 if [[ -n ${NLC_UPSTREAM:-} ]]; then
-	vcs="Homepage: $NLC_UPSTREAM\nVcs-Browser: $NLC_UPSTREAM\nVcs-Git: ${NLC_VCS_GIT:-$NLC_UPSTREAM}"
-	sed -i "s|^Standards-Version: .*|&\n$(sed_repl "$vcs")|" "$X/debian/control"
+	printf 'Homepage: %s\nVcs-Browser: %s\nVcs-Git: %s\n' "$NLC_UPSTREAM" "$NLC_UPSTREAM" "${NLC_VCS_GIT:-$NLC_UPSTREAM}" >"$TMP/vcs"
+	sed -i "/^Standards-Version: /r $TMP/vcs" "$X/debian/control"
 fi
 up=${NLC_UPSTREAM:-"not published yet: this package was built from a copy of the project's tree"}
 holder=${NLC_COPYRIGHT:-"the vfat-nolongcreate authors (not named: a local build)"}

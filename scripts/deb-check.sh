@@ -159,10 +159,10 @@ flock 8
 # made again.  2: dpkg's unsafe-io, no .debs of installed packages kept;
 # 3: the update-initramfs stand-in answers --version.
 # Debian 13's root has make deb's build dependencies in its apt cache too
-# (step 5): format 3b.
+# (step 5): format 3c.
 BUILD_DEPS=()
-[[ $SUITE != trixie ]] || BUILD_DEPS=(dpkg-dev debhelper lintian git gcc libc6-dev make)
-ROOT_FORMAT=3${BUILD_DEPS[0]:+b}
+[[ $SUITE != trixie ]] || BUILD_DEPS=(dpkg-dev build-essential debhelper lintian git)
+ROOT_FORMAT=3${BUILD_DEPS[0]:+c}
 
 # Run a command in the root: its own mount and pid namespace, /proc of its own.
 in_root() {

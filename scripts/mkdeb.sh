@@ -108,7 +108,8 @@ fi
 
 # ------------------------------------------------------------------ deps ---
 need=()
-deps=(dpkg-buildpackage:dpkg-dev dh:debhelper lintian:lintian git:git xz:xz-utils patch:patch)
+deps=(dpkg-buildpackage:dpkg-dev /usr/share/build-essential/list:build-essential dh:debhelper lintian:lintian git:git
+	xz:xz-utils patch:patch)
 for l in "${LINES[@]}"; do
 	[[ -n ${UNCHECKED[$l]:-} ]] || deps+=("/usr/src/linux-source-$l.tar.xz:linux-source-$l")
 done

@@ -160,7 +160,8 @@ FAKEVFAT_SIGNAL=70000 FAKEVFAT_SIGNO=9 run 137 put "$H/BIG.BIN" "$P"
 that "put killed mid-copy: no BIG.BIN under its name" test ! -e "$P/BIG.BIN"
 that "put killed mid-copy: the part written under a scratch name only, F83P0000.TMP" \
 	test "$(comm -13 <(echo "$n_before") <(names))" = F83P0000.TMP
-run 0 check "$P"
+run 1 check "$P"
+expect ', 1 file\(s\) left by a put stopped short$' "check: a scratch file left by put counted, exit 1"
 expect '^F83P0000\.TMP: left by a fat83 put stopped short \(a card pulled, a power cut\): unmount the card, run fsck\.fat -a on it, remove this file, then put the file again with --replace$' "check: a scratch file left by put said"
 printf 'G1 X10\n' >"$H/CUBE1.GCO"
 run 0 put --dry-run --replace "$H/CUBE1.GCO" "$P"
@@ -202,6 +203,41 @@ before=$(listing)
 run 2 put --replace "$H/CUBE1.GCO" "$H/PARTS" "$P"
 expect "^fat83: $P/PARTS: a directory, not replaced" "put --replace: a directory refused"
 that "put --replace of a directory: nothing copied" test "$(listing)" = "$before"
+
+# 8.3 names some firmware cannot open ('^', non-ASCII): flagged, exit 1;
+# a lower-case 8.3 name is an 8.3 entry (its case only), which fix leaves
+O=$T/odd
+mkdir -p "$O"
+for f in 'A^B.GCO' 'É.TXT' 'cube.gco' 'OK~1.GCO' '-X.GCO'; do echo x >"$O/$f"; done
+run 1 check "$O"
+expect "^A\^B\.GCO: an 8\.3 name some firmware cannot open .*fat83 name gives AB\.GCO\)$" "check: A^B.GCO flagged"
+expect "^É\.TXT: an 8\.3 name some firmware cannot open" "check: É.TXT flagged"
+expect ": 0 long name\(s\) 8\.3 readers do not see, 2 8\.3 name\(s\) some firmware cannot open" "check: 2 such names counted, nothing else"
+run 1 check --case "$O"
+expect '^cube\.gco: 8\.3 readers see CUBE\.GCO \(other case\)$' "check --case: cube.gco, an 8.3 entry in lower case"
+run 0 fix --dry-run "$O"
+expect 'dry run: 0 rename\(s\) planned' "fix: leaves the case-only and odd 8.3 names alone"
+rm -rf "$O"
+
+# fix refuses a boot partition it recognises, without --force
+for b in EFI/BOOT boot/grub bootcode.bin start4.elf config.txt+bcm2711-rpi-4-b.dtb; do
+	B=$T/boot
+	rm -rf "$B"
+	mkdir -p "$B"
+	for f in ${b//+/ }; do
+		case $f in */*) mkdir -p "$B/$f" ;; *) echo x >"$B/$f" ;; esac
+	done
+	echo x >"$B/Long Name.txt"
+	before=$(cd "$B" && find . | sort)
+	run 2 fix "$B"
+	expect "refused: a boot or EFI System Partition \(.* holds (${b%%/*}|${b%%+*})" "fix: refused where the top holds ${b//+/ and }"
+	that "fix refused ($b): nothing renamed" test "$(cd "$B" && find . | sort)" = "$before"
+	run 0 fix --force --dry-run "$B"
+done
+echo x >"$B/config.txt"
+rm "$B"/*.dtb
+run 0 fix --dry-run "$B"
+expect 'Long Name\.txt -> LONGNAME\.TXT' "fix: config.txt without a *.dtb is no boot partition"
 
 echo "fat83 host test: $pass passed, $fail failed"
 [[ $fail == 0 ]]

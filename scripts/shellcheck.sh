@@ -20,6 +20,7 @@ scripts+=(dkms/nlc-prepare dkms/kernel-hook dkms/etc-kernel-hook dkms/modprobe-f
 	dkms/debian/postinst.in dkms/debian/prerm.in dkms/debian/postrm
 	dkms/debian/vfat-nolongcreate-tools.postinst dkms/debian/vfat-nolongcreate-tools.postrm
 	tools/card/nolongcreate-card)
+scripts+=(tools/desktop/put-on-card)
 
 if [[ ${1:-} == --list ]]; then
 	printf '%s\n' "${scripts[@]}"

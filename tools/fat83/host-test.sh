@@ -239,5 +239,42 @@ rm "$B"/*.dtb
 run 0 fix --dry-run "$B"
 expect 'Long Name\.txt -> LONGNAME\.TXT' "fix: config.txt without a *.dtb is no boot partition"
 
+# "Put on card as 8.3" (tools/desktop/put-on-card) with stand-ins for
+# zenity (what it shows), findmnt (the cards mounted) and fat83 (this
+# one on the fake vfat); installed by make install, its .desktop checked
+S=$T/stand-ins
+mkdir -p "$S" "$T/card2"
+printf '#!/bin/sh\nprintf "%%s\\n" "$@" >>"%s/zenity.out"\n' "$T" >"$S/zenity"
+printf '#!/bin/sh\nLD_PRELOAD=%s exec %s "$@"\n' "$T/fakevfat.so" "$FAT83" >"$S/fat83"
+# shellcheck disable=SC2016 # the stand-in expands it
+printf '#!/bin/sh\nprintf "%%s" "$MOUNTED"\n' >"$S/findmnt"
+chmod 755 "$S"/*
+poc() { rc=0; PATH=$S:$PATH USER=tester "$HERE/../desktop/put-on-card" "$@" >/dev/null 2>&1 || rc=$?; }
+rm -f "$T/zenity.out"
+FAT83_CARD=$T/card2 poc "$H/CUBE1.GCO"
+that "put-on-card, FAT83_CARD: exit 0, CUBE1.GCO on the card" test "$rc" = 0 -a -f "$T/card2/CUBE1.GCO"
+that "put-on-card: a window with fat83's line" grep -qx -- "$H/CUBE1.GCO -> $T/card2/CUBE1.GCO" "$T/zenity.out"
+rm -f "$T/zenity.out"
+MOUNTED='' poc "$H/CUBE1.GCO"
+that "put-on-card, no card mounted: exit 2, an error window" sh -c "test $rc = 2 && grep -qx -- --error '$T/zenity.out' && grep -q 'No FAT card is mounted' '$T/zenity.out'"
+rm -f "$T/zenity.out"
+mv "$S/fat83" "$S/fat83.real"
+printf '#!/bin/sh\necho fat83 "$@"\n' >"$S/fat83"
+chmod 755 "$S/fat83"
+MOUNTED="/media/other/X
+/media/tester/MY CARD" poc "$H/CUBE1.GCO"
+that "put-on-card, one card of this user's mounted: fat83 put onto it" grep -qx "fat83 put $H/CUBE1.GCO /media/tester/MY CARD" "$T/zenity.out"
+make -s -C "$HERE" install DESTDIR="$T/inst" PREFIX=/usr >/dev/null
+D=$T/inst/usr/share/fat83/put-on-card.desktop
+that "make install: put-on-card and its .desktop in /usr/share/fat83" test -x "$T/inst/usr/share/fat83/put-on-card" -a -f "$D"
+that "the .desktop runs the installed put-on-card with the selected files" grep -qx 'Exec=/usr/share/fat83/put-on-card %F' "$D"
+if command -v desktop-file-validate >/dev/null; then
+	# a KDE service menu (Type=Service) holds MimeType and Actions, which the spec has for applications only
+	v=$(desktop-file-validate "$D" | grep -v 'key "\(MimeType\|Actions\)" is present in group "Desktop Entry", but the type is "Service"')
+	that "desktop-file-validate: nothing but a service menu's MimeType and Actions${v:+: $v}" test -z "$v"
+else
+	echo "skip: no desktop-file-validate (apt install desktop-file-utils)"
+fi
+
 echo "fat83 host test: $pass passed, $fail failed"
 [[ $fail == 0 ]]

@@ -37,7 +37,8 @@ udisksctl mounts each card as a desktop would.
   --suite S   the release: bookworm or trixie; repeated: each (default:
               both, as make check runs them)
 
-  --card-rev REV  the guest runs nolongcreate-card, its udev rules and the
+  --card-rev REV  the guest runs nolongcreate-card, its udev rules, the
+              Undo block of docs/card-owner.md and the
               DKMS package's postrm of the git revision REV instead of
               this tree's (installed over the package's): the same cases
               against older code, to see them fail
@@ -256,7 +257,7 @@ run_suite() {
 		if [[ -n $CARD_REV ]]; then
 			CARDSRC=$T/rev
 			mkdir -p "$CARDSRC" "$T/o/opt/nlc/rev"
-			git -C "$REPO" archive "$CARD_REV" tools/card dkms/debian/postrm | tar -x -C "$CARDSRC" ||
+			git -C "$REPO" archive "$CARD_REV" tools/card dkms/debian/postrm docs/card-owner.md | tar -x -C "$CARDSRC" ||
 				die "git archive $CARD_REV failed"
 			cp "$CARDSRC/tools/card/nolongcreate-card" "$T/o/opt/nlc/rev/"
 			for r in 61-vfat-nolongcreate.rules 99-zz-vfat-nolongcreate.rules; do
@@ -265,6 +266,7 @@ run_suite() {
 			done
 		fi
 		cp "$CARDSRC/dkms/debian/postrm" "$T/o/opt/nlc/dkms.postrm"
+		cp "$CARDSRC/docs/card-owner.md" "$T/o/opt/nlc/" # its Undo block, run as written
 		make -s -C "$CARDSRC/tools/card" install DESTDIR="$T/o/opt/nlc/local" >/dev/null ||
 			die "make -C tools/card install DESTDIR=... failed"
 		mkdir -p "$T/o/etc/systemd/system/multi-user.target.wants"

@@ -23,8 +23,8 @@
  * renameat2(RENAME_NOREPLACE), one rename per entry, written and
  * fsync'd to the undo journal before it is made; syncfs after each
  * directory.  Left alone: dot-names, hidden and system entries (FAT
- * attributes), System Volume Information, names over 255 bytes; an EFI
- * System Partition or /boot is refused without --force.  Names are printed
+ * attributes), System Volume Information, names over 255 bytes; a boot
+ * partition (boot_partition()) is refused without --force.  Names are printed
  * as `ls -b` does.  The 8.3 names are made by suggest.c.  See README.md.
  */
 #define _GNU_SOURCE
@@ -2165,8 +2165,9 @@ static void usage(FILE *f)
 "                fsync'd to DIR/FAT83UND.LOG before it is made (--journal\n"
 "                FILE: there instead).  Left alone: dot-names, hidden and\n"
 "                system entries, System Volume Information, long names over\n"
-"                255 bytes.  An EFI System Partition or /boot is refused\n"
-"                unless --force.  On a read-only mount: the plan only.\n"
+"                255 bytes.  A boot partition (EFI System, /boot, a Pi's\n"
+"                firmware, GRUB's) is refused unless --force.  On a\n"
+"                read-only mount: the plan only.\n"
 "                Exit status 0: all done, 1: some not, 2: error.\n"
 "  undo DIR      rename back what fix renamed, from its journal, the last\n"
 "                first, never over an existing name (a conflict is said and\n"

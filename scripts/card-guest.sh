@@ -250,7 +250,8 @@ run_suite() {
 		mkfs.vfat -C -F 16 -i 4444DDDD -n WRITERS "$T/c4.img" 32768 >/dev/null
 		truncate -s 8M "$T/blank.img"
 		cp "$TOOLS_DEB" "$T/o/opt/nlc/tools.deb"
-		cp "$REPO/tools/card/guest-test.sh" "$REPO/tools/card/writers.sh" "$REPO/tools/card/slicer-test.sh" "$T/o/opt/nlc/"
+		cp "$REPO/tools/card/guest-test.sh" "$REPO/tools/card/writers.sh" "$REPO/tools/card/slicer-test.sh" \
+			"$REPO/tools/desktop/put-on-card" "$T/o/opt/nlc/"
 		# the DKMS package's postrm (its removal, simulated), and
 		# nolongcreate-card installed from the sources under /usr/local
 		CARDSRC=$REPO

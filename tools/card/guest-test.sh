@@ -425,6 +425,12 @@ over_rev
 # its old long name is back, it is no longer marked.
 run nolongcreate-card mark "$PRINTER" >/dev/null
 run as_owner udisksctl mount -b "$PRINTER"
+# the file managers' "Put on card as 8.3" (tools/desktop/put-on-card), no
+# zenity here: what it did on stdout; the card found under /media/owner
+as_owner sh -c 'echo G1 >"$HOME/Benchy Final.gcode"'
+run as_owner env USER=owner /opt/nlc/put-on-card "/home/owner/Benchy Final.gcode" | tee /tmp/poc.out
+check "put-on-card: the export on the card udisks2 mounted, as BENCHYFI.GCO" \
+	eval 'grep -q "Benchy Final.gcode -> $(mp_of "$PRINTER")/BENCHYFI.GCO" /tmp/poc.out && cmp -s "/home/owner/Benchy Final.gcode" "$(mp_of "$PRINTER")/BENCHYFI.GCO"'
 run as_owner fat83 fix "$(mp_of "$PRINTER")"
 check "Undo: the card fixed first (Old Long Name.gcode renamed)" test ! -e "$(mp_of "$PRINTER")/Old Long Name.gcode"
 run nolongcreate-card status "$PRINTER" | tee /tmp/status.out

@@ -355,10 +355,10 @@ else
 	# card, on the kernel's own vfat: every card mounts, with those defaults
 	printf '[defaults]\nvfat_defaults=uid=$UID,gid=$GID,shortname=lower,utf8=1,flush\n' >/etc/udisks2/mount_options.conf
 	run nolongcreate-card mark "$PRINTER"
-	for d in "$PRINTER" "$STICK" "$OTHER"; do
-		as_owner udisksctl mount -b "$d" >/dev/null 2>&1
-		check "vfat_defaults in mount_options.conf, a marked card, kernel without the option: $d mounts with them" \
-			eval 'has_opt "$d" shortname=lower && mounted_without "$d" nolongcreate'
+	for c in "$PRINTER" "$STICK" "$OTHER"; do # (check's own variable is d)
+		as_owner udisksctl mount -b "$c" >/dev/null 2>&1
+		check "vfat_defaults in mount_options.conf, a marked card, kernel without the option: $c mounts with them" \
+			eval 'has_opt "$c" shortname=lower && mounted_without "$c" nolongcreate'
 		umount_all
 	done
 	rm /etc/udisks2/mount_options.conf

@@ -434,7 +434,7 @@ check "put-on-card: the export on the card udisks2 mounted, as BENCHYFI.GCO" \
 run as_owner fat83 fix "$(mp_of "$PRINTER")"
 check "Undo: the card fixed first (Old Long Name.gcode renamed)" test ! -e "$(mp_of "$PRINTER")/Old Long Name.gcode"
 run nolongcreate-card status "$PRINTER" | tee /tmp/status.out
-check "status of a mounted card: what the mount has now" grep -q "^$PRINTER: mounted now at $(mp_of "$PRINTER"), with" /tmp/status.out
+check "status of a mounted card: what the mount has now" grep -q "#   $PRINTER: mounted now at $(mp_of "$PRINTER"), with" /tmp/status.out
 awk '/^## Undo/ { u = 1 } u && /^```/ { if (b) exit; b = 1; next } b' /opt/nlc/card-owner.md >/tmp/undo.sh
 check "Undo: card-owner.md's Undo block found ($(grep -c . /tmp/undo.sh) lines)" grep -q 'fat83 undo' /tmp/undo.sh
 undo_rc=0

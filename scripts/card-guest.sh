@@ -37,7 +37,8 @@ udisksctl mounts each card as a desktop would.
   --suite S   the release: bookworm or trixie; repeated: each (default:
               both, as make check runs them)
 
-  --card-rev REV  the guest runs nolongcreate-card, its udev rules and the
+  --card-rev REV  the guest runs nolongcreate-card, its udev rules, the
+              Undo block of docs/card-owner.md and the
               DKMS package's postrm of the git revision REV instead of
               this tree's (installed over the package's): the same cases
               against older code, to see them fail
@@ -249,7 +250,8 @@ run_suite() {
 		mkfs.vfat -C -F 16 -i 4444DDDD -n WRITERS "$T/c4.img" 32768 >/dev/null
 		truncate -s 8M "$T/blank.img"
 		cp "$TOOLS_DEB" "$T/o/opt/nlc/tools.deb"
-		cp "$REPO/tools/card/guest-test.sh" "$REPO/tools/card/writers.sh" "$REPO/tools/card/slicer-test.sh" "$T/o/opt/nlc/"
+		cp "$REPO/tools/card/guest-test.sh" "$REPO/tools/card/writers.sh" "$REPO/tools/card/slicer-test.sh" \
+			"$REPO/tools/desktop/put-on-card" "$T/o/opt/nlc/"
 		# the DKMS package's postrm (its removal, simulated), and
 		# nolongcreate-card installed from the sources under /usr/local
 		CARDSRC=$REPO PRM=debian/postrm
@@ -257,7 +259,7 @@ run_suite() {
 			git -C "$REPO" cat-file -e "$CARD_REV:$PRM" 2>/dev/null || PRM=dkms/debian/postrm # before debian/ moved
 			CARDSRC=$T/rev
 			mkdir -p "$CARDSRC" "$T/o/opt/nlc/rev"
-			git -C "$REPO" archive "$CARD_REV" tools/card "$PRM" | tar -x -C "$CARDSRC" ||
+			git -C "$REPO" archive "$CARD_REV" tools/card "$PRM" docs/card-owner.md | tar -x -C "$CARDSRC" ||
 				die "git archive $CARD_REV failed"
 			cp "$CARDSRC/tools/card/nolongcreate-card" "$T/o/opt/nlc/rev/"
 			for r in 61-vfat-nolongcreate.rules 99-zz-vfat-nolongcreate.rules; do
@@ -266,6 +268,7 @@ run_suite() {
 			done
 		fi
 		cp "$CARDSRC/$PRM" "$T/o/opt/nlc/dkms.postrm"
+		cp "$CARDSRC/docs/card-owner.md" "$T/o/opt/nlc/" # its Undo block, run as written
 		make -s -C "$CARDSRC/tools/card" install DESTDIR="$T/o/opt/nlc/local" >/dev/null ||
 			die "make -C tools/card install DESTDIR=... failed"
 		mkdir -p "$T/o/etc/systemd/system/multi-user.target.wants"

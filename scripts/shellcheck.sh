@@ -20,6 +20,7 @@ scripts+=(dkms/nlc-prepare dkms/kernel-hook dkms/etc-kernel-hook dkms/modprobe-f
 	dkms/series-diffs debian/postinst.in debian/prerm.in debian/postrm
 	debian/vfat-nolongcreate-tools.postinst debian/vfat-nolongcreate-tools.postrm
 	tools/card/nolongcreate-card)
+scripts+=(tools/desktop/put-on-card)
 
 if [[ ${1:-} == --list ]]; then
 	printf '%s\n' "${scripts[@]}"

@@ -207,14 +207,20 @@ run nolongcreate-card unmark "LABEL=MY CARD"
 
 if [ "$DKMS" = 1 ]; then
 	# The administrator's own vfat_defaults in udisks2's mount_options.conf:
-	# the rule leaves them alone (a udev property would override them).
+	# a marked card gets them plus nolongcreate, an unmarked one them alone.
 	printf '[defaults]\nvfat_defaults=uid=$UID,gid=$GID,shortname=lower,utf8=1,flush\n' >/etc/udisks2/mount_options.conf
 	run nolongcreate-card mark "$PRINTER"
 	say "udev properties of $PRINTER:"; card_props "$PRINTER" | sed 's/^/#   /'
 	run as_owner udisksctl mount -b "$PRINTER"
-	check "mount_options.conf sets vfat_defaults: a marked card gets them, not the rule's" \
-		eval 'has_opt "$PRINTER" shortname=lower && mounted_without "$PRINTER" nolongcreate'
-	run nolongcreate-card status "$PRINTER"
+	check "mount_options.conf sets vfat_defaults: a marked card gets them plus nolongcreate" \
+		eval 'has_opt "$PRINTER" shortname=lower && has_opt "$PRINTER" nolongcreate'
+	run nolongcreate-card status "$PRINTER" | tee /tmp/status.out
+	check "mount_options.conf sets vfat_defaults: status says it mounts with nolongcreate, no advice about vfat_defaults" \
+		sh -c 'grep -q "udisks2 mounts it with nolongcreate" /tmp/status.out && ! grep -q "vfat_defaults" /tmp/status.out'
+	umount_all
+	run as_owner udisksctl mount -b "$STICK"
+	check "mount_options.conf sets vfat_defaults: an unmarked card gets them, without nolongcreate" \
+		eval 'has_opt "$STICK" shortname=lower && mounted_without "$STICK" nolongcreate'
 	umount_all
 	run as_owner udisksctl mount -b "$PRINTER" -o nolongcreate
 	check "mount_options.conf sets vfat_defaults: -o nolongcreate still allowed" has_opt "$PRINTER" nolongcreate
@@ -345,6 +351,18 @@ else
 			mounted_without "$d" nolongcreate
 		umount_all
 	done
+	# the administrator's vfat_defaults in mount_options.conf and a marked
+	# card, on the kernel's own vfat: every card mounts, with those defaults
+	printf '[defaults]\nvfat_defaults=uid=$UID,gid=$GID,shortname=lower,utf8=1,flush\n' >/etc/udisks2/mount_options.conf
+	run nolongcreate-card mark "$PRINTER"
+	for c in "$PRINTER" "$STICK" "$OTHER"; do # (check's own variable is d)
+		as_owner udisksctl mount -b "$c" >/dev/null 2>&1
+		check "vfat_defaults in mount_options.conf, a marked card, kernel without the option: $c mounts with them" \
+			eval 'has_opt "$c" shortname=lower && mounted_without "$c" nolongcreate'
+		umount_all
+	done
+	rm /etc/udisks2/mount_options.conf
+	run nolongcreate-card unmark "$PRINTER"
 fi
 
 cp /etc/vfat-nolongcreate/cards /tmp/cards.before
@@ -400,6 +418,42 @@ umount_all
 dpkg -i /opt/nlc/tools.deb >/tmp/dpkg.out 2>&1
 check "the package installed again" test $? = 0
 over_rev
+
+# docs/card-owner.md's Undo block, each line as written (sudo: as root,
+# else as the user; a removal line, apt purge or make -C, not run), on a marked card udisks2 mounted and fat83 fixed:
+# every line exits 0, the card is mounted again without nolongcreate,
+# its old long name is back, it is no longer marked.
+run nolongcreate-card mark "$PRINTER" >/dev/null
+run as_owner udisksctl mount -b "$PRINTER"
+# the file managers' "Put on card as 8.3" (tools/desktop/put-on-card), no
+# zenity here: what it did on stdout; the card found under /media/owner
+as_owner sh -c 'echo G1 >"$HOME/Benchy Final.gcode"'
+run as_owner env USER=owner /opt/nlc/put-on-card "/home/owner/Benchy Final.gcode" | tee /tmp/poc.out
+check "put-on-card: the export on the card udisks2 mounted, as BENCHYFI.GCO" \
+	eval 'grep -q "Benchy Final.gcode -> $(mp_of "$PRINTER")/BENCHYFI.GCO" /tmp/poc.out && cmp -s "/home/owner/Benchy Final.gcode" "$(mp_of "$PRINTER")/BENCHYFI.GCO"'
+run as_owner fat83 fix "$(mp_of "$PRINTER")"
+check "Undo: the card fixed first (Old Long Name.gcode renamed)" test ! -e "$(mp_of "$PRINTER")/Old Long Name.gcode"
+run nolongcreate-card status "$PRINTER" | tee /tmp/status.out
+check "status of a mounted card: what the mount has now" grep -q "#   $PRINTER: mounted now at $(mp_of "$PRINTER"), with" /tmp/status.out
+awk '/^## Undo/ { u = 1 } u && /^```/ { if (b) exit; b = 1; next } b' /opt/nlc/card-owner.md >/tmp/undo.sh
+check "Undo: card-owner.md's Undo block found ($(grep -c . /tmp/undo.sh) lines)" grep -q 'fat83 undo' /tmp/undo.sh
+undo_rc=0
+while IFS= read -r l; do
+	case $l in '' | *"apt purge"* | *"make -C"*) [ -z "$l" ] || say "not run (removal): $l"; continue ;; esac
+	say "undo line: $l"
+	case $l in
+	sudo\ *) env USER=owner sh -c "${l#sudo }" >/tmp/undo.out 2>&1 ;;
+	*) as_owner env USER=owner sh -c "$l" >/tmp/undo.out 2>&1 ;;
+	esac
+	r=$?
+	sed 's/^/#   /' /tmp/undo.out
+	[ $r = 0 ] || { say "exit $r"; undo_rc=1; }
+done </tmp/undo.sh
+check "Undo: every line of the block exits 0" test $undo_rc = 0
+check "Undo: the card mounted again, without nolongcreate" mounted_without "$PRINTER" nolongcreate
+check "Undo: the old long name back" test -f "$(mp_of "$PRINTER")/Old Long Name.gcode"
+check "Undo: the card no longer marked" sh -c '! nolongcreate-card list | grep -qx UUID=1111-AAAA'
+umount_all
 
 # ------------------------------------------------------------ the slicer --
 # Debian's prusa-slicer on a marked card, an unmarked one, and fat83 put

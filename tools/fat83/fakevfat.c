@@ -4,9 +4,11 @@
  * plain directory of the host for a vfat one, so that its journal, undo,
  * what it leaves alone and how it prints names are tested without mounting
  * anything.  fstatfs says MSDOS_SUPER_MAGIC; VFAT_IOCTL_READDIR_BOTH lists
- * the directory (a name of A-Z 0-9 _ - $ in 8.3 form is an 8.3 name,
- * every other one a long name with a made-up alias: its first 6 letters
- * and digits, ~1, the extension's first 3); FAT_IOCTL_GET_ATTRIBUTES says
+ * the directory (a name in 8.3 form of letters, digits, the punctuation an
+ * 8.3 entry holds and bytes above 0x7E, its base and its extension each
+ * in one case, is an 8.3 name, as shortname=mixed stores it; every other
+ * one a long name with a made-up alias: its first 6 letters and digits,
+ * ~1, the extension's first 3); FAT_IOCTL_GET_ATTRIBUTES says
  * hidden for a path with HIDDEN in it and system for one with SYSTEM;
  * with FAKEVFAT_FULL=N in the environment, a write to a regular file past
  * its first N bytes fails with ENOSPC (a card that fills up); with
@@ -62,15 +64,25 @@ static int is83(const char *n)
 {
 	const char *d = strchr(n, '.');
 	size_t b = d ? (size_t)(d - n) : strlen(n);
+	int cases = 0;	/* per part: 1 upper, 2 lower seen */
+	unsigned char c;
 
 	if (!strcmp(n, ".") || !strcmp(n, ".."))
 		return 1;
 	if (b < 1 || b > 8 || (d && (strchr(d + 1, '.') || !d[1] || strlen(d + 1) > 3)))
 		return 0;
-	for (; *n; n++)
-		if (*n != '.' && !isupper((unsigned char)*n) && !isdigit((unsigned char)*n) &&
-		    !strchr("_-$", *n))
+	for (; *n; n++) {
+		c = (unsigned char)*n;
+		if (c == '.') {
+			cases = 0;
+			continue;
+		}
+		if (c < 0x80 && !isalnum(c) && !strchr("!#$%&'()-@^_`{}~", c))
 			return 0;
+		cases |= isupper(c) ? 1 : islower(c) ? 2 : 0;
+		if (cases == 3)
+			return 0;
+	}
 	return 1;
 }
 

@@ -23,13 +23,15 @@
  * renameat2(RENAME_NOREPLACE), one rename per entry, written and
  * fsync'd to the undo journal before it is made; syncfs after each
  * directory.  Left alone: dot-names, hidden and system entries (FAT
- * attributes), System Volume Information, names over 255 bytes; an EFI
- * System Partition or /boot is refused without --force.  Names are printed
+ * attributes), System Volume Information, names over 255 bytes; a boot
+ * partition (boot_partition()) is refused without --force.  Names are printed
  * as `ls -b` does.  The 8.3 names are made by suggest.c.  See README.md.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -409,7 +411,7 @@ struct ctx {
 	struct item *items;
 	size_t nitems;
 	unsigned long nlong, ncase, errors, map_errors, skipped_case;
-	unsigned long nleft, noverlong;
+	unsigned long nleft, noverlong, nodd, nput;
 };
 
 /* The names a new entry of a directory must not take (any case). */
@@ -530,6 +532,23 @@ static void plan_dir(struct ctx *c, const char *rel, const struct dirlist *dl)
 	free_extra(&t);
 }
 
+/*
+ * An 8.3 name with a character outside the kept set of suggest.h's rule 3
+ * ('^', a byte above 0x7E), which older SdFat and FAT16 make83Name refuse;
+ * '~' is no such character (only fat83's own names avoid it).
+ */
+static bool odd83(const char *reader)
+{
+	char t[256];
+	char *p;
+
+	snprintf(t, sizeof(t), "%s", reader);
+	for (p = t; *p; p++)
+		if (*p == '~' || *p == '-')
+			*p = '_';
+	return !fat83_is_83(t);
+}
+
 static void report_dir(struct ctx *c, const char *rel, const struct dirlist *dl)
 {
 	char reader[256];
@@ -541,6 +560,16 @@ static void report_dir(struct ctx *c, const char *rel, const struct dirlist *dl)
 		if (dl->e[i].skip)
 			continue;
 		k = classify(&dl->e[i], reader);
+		if (k != K_LONG && odd83(reader)) {
+			char as[FAT83_NAME_SIZE];
+
+			fat83_candidate(reader, 0, as);
+			path = join(rel, dl->e[i].name);
+			printf("%s: an 8.3 name some firmware cannot open ('^' or a character "
+			       "outside ASCII); rename it (fat83 name gives %s)\n", esc(path), as);
+			c->nodd++;
+			free(path);
+		}
 		if (k == K_OK || (k == K_CASE && !c->show_case))
 			continue;
 		path = join(rel, dl->e[i].name);
@@ -575,8 +604,9 @@ static bool is_put_tmp(const char *n)
  * Scratch files an earlier put left in a directory (a card pulled, a power
  * cut, SIGKILL), named under @prefix ("" or the directory): said.
  */
-static void put_leftovers(const char *prefix, const struct dirlist *dl)
+static unsigned long put_leftovers(const char *prefix, const struct dirlist *dl)
 {
+	unsigned long n = 0;
 	size_t i;
 	char *p;
 
@@ -586,7 +616,9 @@ static void put_leftovers(const char *prefix, const struct dirlist *dl)
 		p = join(prefix, dl->e[i].name);
 		printf("%s: left by a fat83 put stopped short (a card pulled, a power cut): unmount the card, run fsck.fat -a on it, remove this file, then put the file again with --replace\n", esc(p));
 		free(p);
+		n++;
 	}
+	return n;
 }
 
 /*
@@ -671,7 +703,7 @@ static void walk(struct ctx *c, int dfd, const char *rel, int depth)
 	}
 	if (c->cmd == CHECK) {
 		report_dir(c, rel, &dl);
-		put_leftovers(rel, &dl);
+		c->nput += put_leftovers(rel, &dl);
 	}
 	for (i = 0; i < dl.n; i++) {
 		e = &dl.e[i];
@@ -1379,7 +1411,7 @@ static int run_undo(struct ctx *c, int top)
  * card pulled, a power cut or SIGKILL leaves at most an F83Pnnnn.TMP, which
  * check and put point out.  --replace: when the name fix gives (before the
  * next free one) is a regular file in DIR, the scratch file is renamed over
- * it (one rename: the old file or the new one) instead; never
+ * it (one rename) instead; never
  * over a directory.  A mount that refuses the case typed gets the other
  * case once, as fix does.  On any error the scratch files, and the files
  * this run put under new names, are removed, so the card is as it was (a
@@ -1876,6 +1908,10 @@ static bool esp_by_table(dev_t dev, char *why, size_t size)
 				snprintf(why, size, "partition %u of %s has the MBR type 0xef "
 					 "(EFI System), read from its partition table", partno, disk);
 				esp = true;
+			} else if (i + 1 == partno && s[446 + 16 * i] == 0x80) {
+				snprintf(why, size, "partition %u of %s is marked active "
+					 "(bootable) in its MBR", partno, disk);
+				esp = true;
 			}
 		}
 	}
@@ -1898,12 +1934,60 @@ static bool esp_by_table(dev_t dev, char *why, size_t size)
 }
 
 /*
- * Whether the vfat fix would rename on is the boot or EFI System Partition:
- * its mount point, udev's ID_PART_ENTRY_TYPE, or the partition table.
+ * What in directory @dir marks a boot partition: EFI/, boot/grub/, a
+ * Raspberry Pi's bootcode.bin, start*.elf, or config.txt with a *.dtb.
+ */
+static bool boot_files(const char *dir, char *why, size_t size)
+{
+	static const char *const dirs[] = { "EFI", "boot/grub" };
+	char dtb[256] = "";
+	bool config = false;
+	struct dirent *d;
+	struct stat st;
+	unsigned int i;
+	int fd;
+	DIR *D;
+
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if (!fstatat(fd, dirs[i], &st, 0) && S_ISDIR(st.st_mode)) {
+			snprintf(why, size, "%s holds %s/", esc(dir), dirs[i]);
+			close(fd);
+			return true;
+		}
+	D = fdopendir(fd);
+	if (!D) {
+		close(fd);
+		return false;
+	}
+	while ((d = readdir(D))) {
+		if (!strcasecmp(d->d_name, "bootcode.bin") ||
+		    !fnmatch("start*.elf", d->d_name, FNM_CASEFOLD)) {
+			snprintf(why, size, "%s holds %s, a Raspberry Pi's firmware",
+				 esc(dir), d->d_name);
+			closedir(D);
+			return true;
+		}
+		config |= !strcasecmp(d->d_name, "config.txt");
+		if (!fnmatch("*.dtb", d->d_name, FNM_CASEFOLD))
+			snprintf(dtb, sizeof(dtb), "%s", d->d_name);
+	}
+	closedir(D);
+	if (config && *dtb)
+		snprintf(why, size, "%s holds config.txt and %s, a device tree", esc(dir), dtb);
+	return config && *dtb;
+}
+
+/*
+ * Whether the vfat fix would rename on is a boot or EFI System Partition:
+ * its mount point, what its top (and the directory given) holds, udev's
+ * ID_PART_ENTRY_TYPE, or the partition table.
  */
 static bool boot_partition(struct ctx *c, char *why, size_t size)
 {
-	static const char *const points[] = { "/boot", "/boot/efi", "/efi" };
+	static const char *const points[] = { "/boot", "/boot/efi", "/efi", "/boot/firmware" };
 	char p[64], line[512], *v;
 	unsigned int i;
 	FILE *f;
@@ -1913,6 +1997,10 @@ static bool boot_partition(struct ctx *c, char *why, size_t size)
 			snprintf(why, size, "it is mounted on %s", points[i]);
 			return true;
 		}
+	/* the top of the filesystem (not "/": the fake vfat of the host test) */
+	if (boot_files(c->top, why, size) ||
+	    (strcmp(c->mnt.point, "/") && boot_files(c->mnt.point, why, size)))
+		return true;
 	snprintf(p, sizeof(p), "/run/udev/data/b%u:%u", major(c->dev), minor(c->dev));
 	f = fopen(p, "re");
 	while (f && fgets(line, sizeof(line), f)) {
@@ -2063,7 +2151,9 @@ static void usage(FILE *f)
 "\n"
 "  check DIR     list every entry below DIR with a long name those readers do\n"
 "                not see, and the 8.3 name they see; --case also the names\n"
-"                they see in another case (readme.txt is README.TXT to them).\n"
+"                they see in another case (readme.txt is README.TXT to them);\n"
+"                also 8.3 names with '^' or non-ASCII, which some firmware\n"
+"                cannot open, and what a put cut short left (F83Pnnnn.TMP).\n"
 "                Exit status 0: none, 1: some, 2: error.\n"
 "  fix DIR       rename each such entry to an 8.3 name made from its long\n"
 "                name (BENCHYFI.GCO; BENCHYF1.GCO... when taken), one\n"
@@ -2075,8 +2165,9 @@ static void usage(FILE *f)
 "                fsync'd to DIR/FAT83UND.LOG before it is made (--journal\n"
 "                FILE: there instead).  Left alone: dot-names, hidden and\n"
 "                system entries, System Volume Information, long names over\n"
-"                255 bytes.  An EFI System Partition or /boot is refused\n"
-"                unless --force.  On a read-only mount: the plan only.\n"
+"                255 bytes.  A boot partition (EFI System, /boot, a Pi's\n"
+"                firmware, GRUB's) is refused unless --force.  On a\n"
+"                read-only mount: the plan only.\n"
 "                Exit status 0: all done, 1: some not, 2: error.\n"
 "  undo DIR      rename back what fix renamed, from its journal, the last\n"
 "                first, never over an existing name (a conflict is said and\n"
@@ -2096,8 +2187,8 @@ static void usage(FILE *f)
 "                name (at most an F83Pnnnn.TMP, which check and put point\n"
 "                out); on any error the files made are removed.\n"
 "                --replace: when that name (CUBE1.GCO) is a file in DIR,\n"
-"                replace it (one rename: the old file or the new one),\n"
-"                never a directory.  --dry-run: print, copy nothing.  Exit\n"
+"                replace it (one rename), never a directory.\n"
+"                --dry-run: print, copy nothing.  Exit\n"
 "                status 0: copied, 1: copied, but the mount gave one a long\n"
 "                name, 2: error, nothing copied.\n"
 "  supported     whether the running kernel's vfat takes the nolongcreate\n"
@@ -2283,7 +2374,7 @@ int main(int argc, char **argv)
 		close(fd);
 		if (c.errors)
 			return 2;
-		if (!c.nlong && !c.ncase && !c.noverlong) {
+		if (!c.nlong && !c.ncase && !c.noverlong && !c.nodd && !c.nput) {
 			printf("%s: %s: every name is an 8.3 name%s\n", prog, esc(c.top),
 			       c.show_case ? " in the case 8.3 readers see" : "");
 			return 0;
@@ -2292,7 +2383,8 @@ int main(int argc, char **argv)
 		       c.nlong + c.noverlong);
 		if (c.show_case)
 			printf(", %lu name(s) they see in another case", c.ncase);
-		printf("\n");
+		printf(", %lu 8.3 name(s) some firmware cannot open, %lu file(s) left by a "
+		       "put stopped short\n", c.nodd, c.nput);
 		return 1;
 	}
 	for (size_t k = 0; k < c.nmap; k++)

@@ -26,8 +26,9 @@
 # the job), what fix leaves alone (dot-names, ATTR_HIDDEN, ATTR_SYS, System
 # Volume Information, set by mtools' mattrib), an undo conflict (a name that
 # came back: not overwritten, said, kept in the journal), an EFI System
-# Partition (MBR type 0xef on a partitioned loop device) and the mount points
-# /boot/efi /efi /boot refused, a read-only mount said before the plan, a
+# Partition (MBR type 0xef on a partitioned loop device), an active MBR
+# partition and the mount points /boot/efi /efi /boot /boot/firmware
+# refused, a read-only mount said before the plan, a
 # long name over 255 bytes (200 Latin-1 letters on a utf8 mount) reported
 # and skipped, names printed as ls -b (\ooo), and put: files copied onto a
 # nolongcreate mount (which refuses a slicer's CUBE1.GCO.tmp) under 8.3
@@ -412,8 +413,22 @@ else
 	bad "no ${loop}p1: the kernel did not read the MBR partition table"
 fi
 losetup -d "$loop"
+# a FAT32 partition (MBR type 0x0c) marked active: a stick made bootable
+printf '\x80\x00\x02\x00\x0c\x00\x00\x00\x00\x08\x00\x00\x00\x98\x00\x00' |
+	dd of="$img" bs=1 seek=446 conv=notrunc status=none
+loop=$(losetup -P -f --show "$img")
+for _ in $(seq 20); do [[ -b ${loop}p1 ]] && break; sleep 0.1; done
+if [[ -b ${loop}p1 ]]; then
+	mount -t vfat "${loop}p1" "$MNT"
+	run 2 fat83 fix "$MNT"
+	expect "refused: a boot or EFI System Partition \\(partition 1 of $loop is marked active" "an active MBR partition: refused, says which"
+	umount "$MNT"
+else
+	bad "no ${loop}p1: the kernel did not read the MBR partition table"
+fi
+losetup -d "$loop"
 make_card linux /tmp/card-boot.img
-for point in /boot/efi /efi /boot; do
+for point in /boot/efi /efi /boot /boot/firmware; do
 	mkdir -p "$point"
 	mount -t vfat /tmp/card-boot.img "$point"
 	run 2 fat83 fix "$point"

@@ -160,7 +160,8 @@ FAKEVFAT_SIGNAL=70000 FAKEVFAT_SIGNO=9 run 137 put "$H/BIG.BIN" "$P"
 that "put killed mid-copy: no BIG.BIN under its name" test ! -e "$P/BIG.BIN"
 that "put killed mid-copy: the part written under a scratch name only, F83P0000.TMP" \
 	test "$(comm -13 <(echo "$n_before") <(names))" = F83P0000.TMP
-run 0 check "$P"
+run 1 check "$P"
+expect ', 1 file\(s\) left by a put stopped short$' "check: a scratch file left by put counted, exit 1"
 expect '^F83P0000\.TMP: left by a fat83 put stopped short \(a card pulled, a power cut\): unmount the card, run fsck\.fat -a on it, remove this file, then put the file again with --replace$' "check: a scratch file left by put said"
 printf 'G1 X10\n' >"$H/CUBE1.GCO"
 run 0 put --dry-run --replace "$H/CUBE1.GCO" "$P"
@@ -202,6 +203,78 @@ before=$(listing)
 run 2 put --replace "$H/CUBE1.GCO" "$H/PARTS" "$P"
 expect "^fat83: $P/PARTS: a directory, not replaced" "put --replace: a directory refused"
 that "put --replace of a directory: nothing copied" test "$(listing)" = "$before"
+
+# 8.3 names some firmware cannot open ('^', non-ASCII): flagged, exit 1;
+# a lower-case 8.3 name is an 8.3 entry (its case only), which fix leaves
+O=$T/odd
+mkdir -p "$O"
+for f in 'A^B.GCO' 'É.TXT' 'cube.gco' 'OK~1.GCO' '-X.GCO'; do echo x >"$O/$f"; done
+run 1 check "$O"
+expect "^A\^B\.GCO: an 8\.3 name some firmware cannot open .*fat83 name gives AB\.GCO\)$" "check: A^B.GCO flagged"
+expect "^É\.TXT: an 8\.3 name some firmware cannot open" "check: É.TXT flagged"
+expect ": 0 long name\(s\) 8\.3 readers do not see, 2 8\.3 name\(s\) some firmware cannot open" "check: 2 such names counted, nothing else"
+run 1 check --case "$O"
+expect '^cube\.gco: 8\.3 readers see CUBE\.GCO \(other case\)$' "check --case: cube.gco, an 8.3 entry in lower case"
+run 0 fix --dry-run "$O"
+expect 'dry run: 0 rename\(s\) planned' "fix: leaves the case-only and odd 8.3 names alone"
+rm -rf "$O"
+
+# fix refuses a boot partition it recognises, without --force
+for b in EFI/BOOT boot/grub bootcode.bin start4.elf config.txt+bcm2711-rpi-4-b.dtb; do
+	B=$T/boot
+	rm -rf "$B"
+	mkdir -p "$B"
+	for f in ${b//+/ }; do
+		case $f in */*) mkdir -p "$B/$f" ;; *) echo x >"$B/$f" ;; esac
+	done
+	echo x >"$B/Long Name.txt"
+	before=$(cd "$B" && find . | sort)
+	run 2 fix "$B"
+	expect "refused: a boot or EFI System Partition \(.* holds (${b%%/*}|${b%%+*})" "fix: refused where the top holds ${b//+/ and }"
+	that "fix refused ($b): nothing renamed" test "$(cd "$B" && find . | sort)" = "$before"
+	run 0 fix --force --dry-run "$B"
+done
+echo x >"$B/config.txt"
+rm "$B"/*.dtb
+run 0 fix --dry-run "$B"
+expect 'Long Name\.txt -> LONGNAME\.TXT' "fix: config.txt without a *.dtb is no boot partition"
+
+# "Put on card as 8.3" (tools/desktop/put-on-card) with stand-ins for
+# zenity (what it shows), findmnt (the cards mounted) and fat83 (this
+# one on the fake vfat); installed by make install, its .desktop checked
+S=$T/stand-ins
+mkdir -p "$S" "$T/card2"
+printf '#!/bin/sh\nprintf "%%s\\n" "$@" >>"%s/zenity.out"\n' "$T" >"$S/zenity"
+printf '#!/bin/sh\nLD_PRELOAD=%s exec %s "$@"\n' "$T/fakevfat.so" "$FAT83" >"$S/fat83"
+# shellcheck disable=SC2016 # the stand-in expands it
+printf '#!/bin/sh\nprintf "%%s" "$MOUNTED"\n' >"$S/findmnt"
+chmod 755 "$S"/*
+poc() { rc=0; PATH=$S:$PATH USER=tester "$HERE/../desktop/put-on-card" "$@" >/dev/null 2>&1 || rc=$?; }
+rm -f "$T/zenity.out"
+FAT83_CARD=$T/card2 poc "$H/CUBE1.GCO"
+that "put-on-card, FAT83_CARD: exit 0, CUBE1.GCO on the card" test "$rc" = 0 -a -f "$T/card2/CUBE1.GCO"
+that "put-on-card: a window with fat83's line" grep -qx -- "$H/CUBE1.GCO -> $T/card2/CUBE1.GCO" "$T/zenity.out"
+rm -f "$T/zenity.out"
+MOUNTED='' poc "$H/CUBE1.GCO"
+that "put-on-card, no card mounted: exit 2, an error window" sh -c "test $rc = 2 && grep -qx -- --error '$T/zenity.out' && grep -q 'No FAT card is mounted' '$T/zenity.out'"
+rm -f "$T/zenity.out"
+mv "$S/fat83" "$S/fat83.real"
+printf '#!/bin/sh\necho fat83 "$@"\n' >"$S/fat83"
+chmod 755 "$S/fat83"
+MOUNTED="/media/other/X
+/media/tester/MY CARD" poc "$H/CUBE1.GCO"
+that "put-on-card, one card of this user's mounted: fat83 put onto it" grep -qx "fat83 put $H/CUBE1.GCO /media/tester/MY CARD" "$T/zenity.out"
+make -s -C "$HERE" install DESTDIR="$T/inst" PREFIX=/usr >/dev/null
+D=$T/inst/usr/share/fat83/put-on-card.desktop
+that "make install: put-on-card and its .desktop in /usr/share/fat83" test -x "$T/inst/usr/share/fat83/put-on-card" -a -f "$D"
+that "the .desktop runs the installed put-on-card with the selected files" grep -qx 'Exec=/usr/share/fat83/put-on-card %F' "$D"
+if command -v desktop-file-validate >/dev/null; then
+	# a KDE service menu (Type=Service) holds MimeType and Actions, which the spec has for applications only
+	v=$(desktop-file-validate "$D" | grep -v 'key "\(MimeType\|Actions\)" is present in group "Desktop Entry", but the type is "Service"')
+	that "desktop-file-validate: nothing but a service menu's MimeType and Actions${v:+: $v}" test -z "$v"
+else
+	echo "skip: no desktop-file-validate (apt install desktop-file-utils)"
+fi
 
 echo "fat83 host test: $pass passed, $fail failed"
 [[ $fail == 0 ]]

@@ -91,9 +91,9 @@ static int kept(unsigned char c)
 
 /*
  * The kept characters of [s, e), upper-cased, the Latin letters as ASCII
- * (rule 3a), at most @max of them.
+ * (rule 3a), at most @max of them; @lead: without a leading '-' (rule 3b).
  */
-static size_t filter(const char *s, const char *e, char *out, size_t max)
+static size_t filter(const char *s, const char *e, char *out, size_t max, bool lead)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	const unsigned char *end = (const unsigned char *)e;
@@ -105,7 +105,7 @@ static size_t filter(const char *s, const char *e, char *out, size_t max)
 	while (p < end && n < max) {
 		if (*p < 0x80) {
 			c = kept(*p++);
-			if (c)
+			if (c && !(lead && !n && c == '-'))
 				out[n++] = (char)c;
 			continue;
 		}
@@ -126,10 +126,10 @@ static void split(const char *name, char base[9], char ext[4])
 		name++;
 	dot = strrchr(name, '.');
 	if (dot) {
-		filter(name, dot, base, 8);
-		filter(dot + 1, end, ext, 3);
+		filter(name, dot, base, 8, true);
+		filter(dot + 1, end, ext, 3, false);
 	} else {
-		filter(name, end, base, 8);
+		filter(name, end, base, 8, true);
 		ext[0] = 0;
 	}
 	if (!base[0])
@@ -188,6 +188,19 @@ bool fat83_is_device(const char *name)
 	return false;
 }
 
+/* put's scratch names F83Pnnnn.TMP, undo's FAT83Unn.TMP, the journal FAT83UND.LOG */
+bool fat83_is_reserved(const char *name)
+{
+	size_t nd = prefix_nocase(name, "F83P", 4) ? 4 : prefix_nocase(name, "FAT83U", 6) ? 2 : 0;
+	size_t at = 8 - nd;
+
+	if (fat83_eq_nocase(name, "FAT83UND.LOG"))
+		return true;
+	if (!nd || strspn(name + at, "0123456789") != nd)
+		return false;
+	return fat83_eq_nocase(name + 8, ".TMP");
+}
+
 long fat83_suggest(const char *name,
 		   bool (*taken)(const char *cand, void *arg), void *arg,
 		   char out[FAT83_NAME_SIZE])
@@ -197,7 +210,7 @@ long fat83_suggest(const char *name,
 	for (k = 0; k <= FAT83_MAX_VARIANT; k++) {
 		if (fat83_candidate(name, k, out))
 			break;
-		if (fat83_is_device(out))
+		if (fat83_is_device(out) || fat83_is_reserved(out))
 			continue;
 		if (taken && taken(out, arg))
 			continue;
@@ -213,7 +226,7 @@ bool fat83_is_83(const char *name)
 	size_t nb = dot ? (size_t)(dot - name) : strlen(name);
 	size_t i;
 
-	if (nb < 1 || nb > 8)
+	if (nb < 1 || nb > 8 || name[0] == '-')
 		return false;
 	if (dot && (strchr(dot + 1, '.') || !dot[1] || strlen(dot + 1) > 3))
 		return false;

@@ -22,13 +22,16 @@
  *     Combining marks (a name in NFD, as macOS writes it) are dropped,
  *     which leaves the letter they mark.  A byte that starts no valid
  *     UTF-8 sequence is dropped alone.
+ *  3b. A '-' that would start the base is dropped (-x.gcode: X.GCO), so
+ *     that no name reads as an option to rm, cp and the like.
  *  4. The base is its first 8 characters ("_" when nothing is left of
  *     it), the extension its first 3 (".gcode" -> GCO).
  * On a collision (the caller says which names are taken) the base is
  * varied with a decimal counter in its last characters, never a "~N" tail:
  * BENCHYFI.GCO, BENCHYF1.GCO ... BENCHYF9.GCO, BENCHY10.GCO ...  The DOS
  * device names (CON, PRN, AUX, NUL, CLOCK$, COM0-9, LPT0-9, with any
- * extension) are always taken.
+ * extension) are always taken, and so are fat83's own scratch names and
+ * journal (fat83_is_reserved).
  */
 #ifndef FAT83_SUGGEST_H
 #define FAT83_SUGGEST_H
@@ -62,9 +65,13 @@ long fat83_suggest(const char *name,
 /*
  * Whether @name is an 8.3 name as fat83 writes one, ignoring letter case:
  * a base of 1-8 and an extension of 0-3 characters of the kept set of rule
- * 3 (ASCII only), at most one dot, not first or last, no '~', no '^'.
+ * 3 (ASCII only), at most one dot, not first or last, no '~', no '^', no
+ * leading '-'.
  */
 bool fat83_is_83(const char *name);
+
+/* Whether @name is F83Pnnnn.TMP, FAT83Unn.TMP or FAT83UND.LOG, any case. */
+bool fat83_is_reserved(const char *name);
 
 /* Whether the base of @name (before its first dot) is a DOS device name. */
 bool fat83_is_device(const char *name);

@@ -86,6 +86,15 @@ static const struct {
 	{ "com10.txt", "COM10.TXT" },		/* no device: 5 characters */
 	{ "clock.txt", "CLOCK.TXT" },
 	{ "console.log", "CONSOLE.LOG" },
+	{ "-x", "X" },				/* no leading '-' (rule 3b) */
+	{ "-dash start.gcode", "DASHSTAR.GCO" },
+	{ "- -x.-y", "X.-Y" },
+	{ "---", "_" },
+	{ "a-b.gcode", "A-B.GCO" },
+	{ "F83P 0000.tmp", "F8310000.TMP" },	/* fat83's own names are taken */
+	{ "fat83u07.tmp", "FAT83100.TMP" },
+	{ "fat83 und.log", "FAT83UN1.LOG" },
+	{ "F83PX000.TMP", "F83PX000.TMP" },
 };
 
 /* The counter: candidate k of a name. */
@@ -133,7 +142,7 @@ static const struct {
 	{ ".ABC", 0 }, { "ABC.", 0 }, { "A.B.C", 0 }, { "", 0 },
 	{ "A B.TXT", 0 }, { "A+B.TXT", 0 }, { "BENCHY~1.GCO", 0 },
 	{ "IT'S(1){.GCO", 1 }, { "CAFÉ.TXT", 0 }, { "A/B", 0 },
-	{ "A^B.TXT", 0 }, { "A-B_C.TXT", 1 }, { "CLOCK$.TXT", 1 },
+	{ "A^B.TXT", 0 }, { "A-B_C.TXT", 1 }, { "CLOCK$.TXT", 1 }, { "-X.TXT", 0 },
 };
 
 /* fat83_is_device */

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # mkdeb.sh - build the DKMS package vfat-nolongcreate-dkms_<ver>_all.deb:
-# the fs/fat part of patches/6.1/series and patches/6.12/series, which dkms
+# the fs/fat part of patches/6.1, 6.12 and 7.3's series, which dkms
 # applies, on the user's machine, to fs/fat of each kernel's own
-# linux-source-LINE (dkms/nlc-prepare), for Debian 12 and 13; and from the
+# linux-source-LINE (dkms/nlc-prepare), for Debian 12, 13 and 14; and from the
 # same source vfat-nolongcreate-tools_<ver>_<arch>.deb, the fat83 command
 # (tools/fat83).
 # Run ./scripts/mkdeb.sh --help for the options.
@@ -13,9 +13,10 @@ set -euo pipefail
 PROG=${0##*/}
 REPO=$(cd "$(dirname "$0")/.." && pwd -P)
 CACHE=${XDG_CACHE_HOME:-${HOME:-$(cd ~ && pwd)}/.cache}/vfat-nolongcreate
-# The kernel lines the package serves: Debian 12's 6.1, Debian 13's 6.12
-# (and Debian 12's bookworm-security 6.12).  The newest is the version's.
-LINES=(6.1 6.12)
+# The series the package carries: Debian 12's 6.1, Debian 13's 6.12 (and
+# Debian 12's bookworm-security 6.12), and the mainline line's 7.3, which
+# nlc-prepare applies to Debian's 7.2 and 7.3.  The newest is the version's.
+LINES=(6.1 6.12 7.3)
 OUT=
 REUSE=0
 # the lines whose diffs are taken from patches/LINE as they are, not made
@@ -317,8 +318,8 @@ subst() {
 subst "$REPO/dkms/Kbuild.in" >"$pkg/src/Kbuild"
 subst "$REPO/dkms/dkms.conf.in" >"$pkg/src/dkms.conf"
 subst "$REPO/dkms/kernel-hook" >"$pkg/hooks/kernel-hook"
-cp "$REPO"/dkms/{etc-kernel-hook,modprobe-fat,modprobe.conf,initramfs-hook} "$pkg/hooks/"
-chmod 755 "$pkg/hooks/kernel-hook" "$pkg/hooks/modprobe-fat" "$pkg/hooks/initramfs-hook" "$pkg/src/nlc-prepare"
+cp "$REPO"/dkms/{etc-kernel-hook,modprobe-fat,modprobe.conf,initramfs-hook,dracut-module} "$pkg/hooks/"
+chmod 755 "$pkg/hooks/kernel-hook" "$pkg/hooks/modprobe-fat" "$pkg/hooks/initramfs-hook" "$pkg/hooks/dracut-module" "$pkg/src/nlc-prepare"
 subst "$REPO/dkms/debian/control.in" >"$pkg/debian/control"
 subst "$REPO/dkms/debian/postinst.in" >"$pkg/debian/postinst"
 subst "$REPO/dkms/debian/prerm.in" >"$pkg/debian/prerm"
@@ -341,7 +342,8 @@ cp "$REPO/dkms/debian/source/format" "$pkg/debian/source/"
 	echo "    modules where the running kernel refuses the DKMS-built ones, from the"
 	echo "    kernel hook's copies of them on the root filesystem (/usr/lib/...-dkms/"
 	echo "    stock/KREL: dkms 3.2 moves them to /var); the initramfs-tools hook"
-	echo "    copies modprobe-fat and those copies into the initramfs."
+	echo "    and the dracut module copy modprobe-fat and those copies into the"
+	echo "    initramfs."
 	echo "  * vfat-nolongcreate-tools: fat83 (check, fix, undo, put, name,"
 	echo "    supported) from tools/fat83; nolongcreate-card and its udev rule for"
 	echo "    udisks2 from tools/card."

@@ -16,7 +16,7 @@ cd "$REPO" || exit 1
 
 scripts=(qemu-run.sh .ci/run)
 for f in scripts/*.sh bench/*.sh fuzz/*.sh tools/*/*.sh; do [[ -e $f ]] && scripts+=("$f"); done
-scripts+=(dkms/nlc-prepare dkms/kernel-hook dkms/etc-kernel-hook dkms/modprobe-fat dkms/initramfs-hook
+scripts+=(dkms/nlc-prepare dkms/kernel-hook dkms/etc-kernel-hook dkms/modprobe-fat dkms/initramfs-hook dkms/dracut-module
 	dkms/debian/postinst.in dkms/debian/prerm.in dkms/debian/postrm
 	dkms/debian/vfat-nolongcreate-tools.postinst dkms/debian/vfat-nolongcreate-tools.postrm
 	tools/card/nolongcreate-card)

@@ -519,7 +519,7 @@ if [[ $INITRD == dracut ]]; then
 	off=0
 	while read -r end; do
 		(cd "$R$IC/x" && cpio -idu --quiet < <(tail -c +$((off + 1)) "$R$IC/initrd.img")) || problems+=("2d: cannot unpack the initramfs")
-		off=$(grep -abo 070701 "$R$IC/initrd.img" | awk -F: -v e="$end" '$1 > e { print $1; exit }')
+		off=$(grep -abo 070701 "$R$IC/initrd.img" | awk -F: -v e="$end" '$1 > e && o == "" { o = $1 } END { print o }')
 		[[ -n $off ]] || break
 	done < <(grep -abo 'TRAILER!!!' "$R$IC/initrd.img" | cut -d: -f1)
 	(cd "$R$IC/x" && find . | sed 's|^\./||') >"$W/2d-lsinitramfs.txt"

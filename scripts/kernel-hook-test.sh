@@ -288,6 +288,13 @@ mv "$T/modprobe-fat.locked" "$T/modprobe-fat"
 rm -rf "$T/sys/module/fat" "$T/sys/module/vfat" "$T/sys/module/msdos" "$T/dkms32" "$F" "$OM"
 rm -f "$T/lib/modules/$K/updates/dkms/"*
 
+# a kernel of a line the package does not carry: one line with its image
+run --image 7.0.13+deb13-amd64
+that "--image of a kernel of a line not carried: exit 0, nlc-prepare --check's one line" \
+	test "$rc" = 0 -a "$out" = "$PKG: kernel 7.0.13+deb13-amd64: fs/fat of linux-source-6.1 6.1.999-1 with patches/6.1"
+run --headers 7.0.13+deb13-amd64
+that "--headers of that kernel: nothing said" test "$rc" = 0 -a -z "$out"
+
 # 7. the package's postinst (its paths moved the same way, the hook a
 # stand-in): dkms add only where the source is not registered, a dangling
 # link counting as registered; a failed dkms add one line, exit 0; udev

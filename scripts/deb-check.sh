@@ -165,8 +165,8 @@ flock 8
 # How the root is made (the steps below): a tarball of another format is
 # made again.  2: dpkg's unsafe-io, no .debs of installed packages kept;
 # 3: the update-initramfs stand-in answers --version; 4: forky, dracut,
-# trixie-backports' kernel.
-ROOT_FORMAT=4
+# trixie-backports' kernel; 5: forky's libbpf1 and others.
+ROOT_FORMAT=5
 
 # Run a command in the root: its own mount and pid namespace, /proc of its own.
 in_root() {
@@ -267,6 +267,9 @@ EOF
 	echo "  looked up: linux-source-$LINE $SV; older ABI ${OLD:-none} ($OLDV), newer ABI $NEW ($SV)"
 	older=()
 	[[ -z $OLD ]] || older=("linux-image-$OLD=$OLDV" "linux-headers-$OLD=$OLDV")
+	# (forky: the kernel's headers bring libbpf1, libdw1t64, libelf1t64, which
+	# systemd recommends, so that autoremove keeps them: in the root from the start)
+	[[ $INITRD != dracut ]] || older+=(libbpf1 libdw1t64 libelf1t64)
 	apt_root install dkms openssl "$INITRD" "${older[@]}" >>"$W/apt.log" 2>&1 ||
 		{ tail -n 20 "$W/apt.log" >&2; die "apt-get install of the older kernel in the root failed"; }
 	# trixie-backports' kernel (its linux-image-amd64's) and its linux-source

@@ -663,4 +663,4 @@ fi
 # the export is kept (--reuse-export) only if all of it held
 [[ -z $EXPORT || ! -f $EXPORT/export.env ]] || printf 'EXPORT_KEY=%q\n' "$EXPORT_KEY" >>"$EXPORT/export.env"
 rm -rf "$R" # 1-2 GB; the tarball stays
-echo "deb-check $SUITE: ok in $((SECONDS - START)) s (${DEB##*/}: $KOLD refused in one line, $KNEW built on upgrade, a broken build refused in one line, apt exit 0 throughout, purge leaves the root as it was)"
+echo "deb-check $SUITE: ok in $((SECONDS - START)) s (${DEB##*/}: ${KOLD:+$KOLD refused in one line, }$KNEW built on upgrade, a broken build refused in one line, apt exit 0 throughout, purge leaves the root as it was)"

@@ -187,19 +187,23 @@ run_suite() {
 		step "linux-image-$KREL $KVERSION: the modules the guest needs"
 		rm -rf "$K" "$R.cpio"
 		mkdir -p "$K.tmp"
-		in_root sh -c "cd /tmp && apt-get -q download linux-image-$KREL=$KVERSION" >"$W/kdownload.log" 2>&1 ||
-			{ tail -n 5 "$W/kdownload.log" >&2; die "cannot download linux-image-$KREL=$KVERSION"; }
-		dpkg-deb -x "$R"/tmp/linux-image-"$KREL"_*.deb "$K.tmp/x"
-		rm -f "$R"/tmp/linux-image-*.deb
+		# (Debian 14: the modules are in linux-modules-KREL, their lists in linux-base-KREL)
+		kpkgs="linux-image-$KREL=$KVERSION"
+		[[ $DEBVER -lt 14 ]] || kpkgs+=" linux-modules-$KREL=$KVERSION linux-base-$KREL=$KVERSION"
+		in_root sh -c "cd /tmp && apt-get -q download $kpkgs" >"$W/kdownload.log" 2>&1 ||
+			{ tail -n 5 "$W/kdownload.log" >&2; die "cannot download $kpkgs"; }
+		for f in "$R"/tmp/linux-*-"$KREL"_*.deb; do dpkg-deb -x "$f" "$K.tmp/x"; done
+		rm -f "$R"/tmp/linux-*-"$KREL"_*.deb
 		S=$K.tmp/x/usr/lib/modules/$KREL # Debian 13; Debian 12: /lib
 		[[ -d $S ]] || S=$K.tmp/x/lib/modules/$KREL
 		# usr/lib: the root's /lib is a link to it (an initramfs directory
 		# entry "lib" would replace the link)
-		mkdir -p "$K/usr/lib/modules/$KREL"
-		(cd "$S" && cp modules.order modules.builtin modules.builtin.modinfo "$K/usr/lib/modules/$KREL/" &&
+		mkdir -p "$K.tmp/k/usr/lib/modules/$KREL"
+		(cd "$S" && cp modules.order modules.builtin modules.builtin.modinfo "$K.tmp/k/usr/lib/modules/$KREL/" &&
 			find kernel \( -path 'kernel/drivers/virtio/*' -o -path 'kernel/drivers/block/virtio_blk.ko*' \
 				-o -path 'kernel/drivers/block/loop.ko*' -o -path 'kernel/fs/fat/*' -o -path 'kernel/fs/nls/*' \) \
-				-exec cp --parents {} "$K/usr/lib/modules/$KREL/" \;)
+				-exec cp --parents {} "$K.tmp/k/usr/lib/modules/$KREL/" \;) || die "no modules in linux-image-$KREL"
+		mv "$K.tmp/k" "$K"
 		rm -rf "$K.tmp"
 	fi
 	# The slicer: Debian's prusa-slicer and what it needs (~700 MB on

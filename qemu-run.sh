@@ -84,7 +84,8 @@ Options:
                            in a Debian root on a kernel update
                            (scripts/deb-check.sh --export: --kernel 6.1 is
                            Debian 12's newest 6.1 ABI, --kernel 6.12 Debian
-                           13's newest 6.12 ABI; nothing installed on this
+                           13's newest 6.12 ABI, --kernel 7.3 Debian 14's
+                           7.2 ABI; nothing installed on this
                            machine), booted with them in updates/dkms; the
                            guest proves the vfat in use is the built one
                            (srcversion) and runs the suite
@@ -195,8 +196,9 @@ for t in "${TESTS[@]}"; do
 	fi
 done
 if [[ $DISTRO == 1 ]]; then
-	# Debian 12's kernel is the 6.1 line, Debian 13's the 6.12 line
-	[[ $LINE == 6.1 || $LINE == 6.12 ]] || die_usage "--distro-kernel is Debian 12's 6.1 or Debian 13's 6.12 kernel (not --kernel $LINE)"
+	# Debian 12's kernel is the 6.1 line, Debian 13's the 6.12 line, Debian 14's 7.2 takes the 7.3 series
+	[[ $LINE == 6.1 || $LINE == 6.12 || $LINE == 7.3 ]] ||
+		die_usage "--distro-kernel is Debian 12's 6.1, Debian 13's 6.12 or (--kernel 7.3) Debian 14's 7.2 kernel (not --kernel $LINE)"
 	[[ ${#CONFIGS[@]} -gt 0 ]] && die_usage "--distro-kernel takes Debian's config: no --config"
 	[[ $MODE == check-series ]] && die_usage "--distro-kernel and --check-series do not mix"
 	[[ $NO_BUILD == 1 ]] && die_usage "--distro-kernel builds nothing big: no --no-build"

@@ -7,6 +7,9 @@ set -euo pipefail
 PROG=${0##*/}
 REPO=$(cd "$(dirname "$0")/.." && pwd -P)
 CACHE=${VFAT_NOLONGCREATE_CACHE:-$HOME/.cache/vfat-nolongcreate}
+# shellcheck source=scripts/lib/archive.sh
+. "$REPO/scripts/lib/archive.sh"
+MIRROR=$(debian_archive main) || exit 1
 DKMS_MODES=(1 0)
 SUITES=(bookworm trixie)
 SUITE_SET=0
@@ -15,13 +18,14 @@ CARD_REV=
 
 usage() {
 	cat <<EOF
-Usage: $PROG [--suite bookworm|trixie] [--dkms | --no-dkms] [--cache DIR]
+Usage: $PROG [--suite bookworm|trixie|forky] [--dkms | --no-dkms] [--cache DIR]
        [--timeout S] [--card-rev REV]
 
 Boots Debian's own kernel in QEMU (TCG) in a Debian root of the same
 release with systemd-udevd, the system D-Bus and the real udisks2 daemon
 (Debian 12 "bookworm": 6.1, udisks2 2.9; Debian 13 "trixie": 6.12,
-udisks2 2.10), four vfat cards and a blank disk attached, and runs
+udisks2 2.10; Debian 14 "forky": 7.2, udisks2 2.11, the boot with the
+DKMS-built modules only, without the slicer), four vfat cards and a blank disk attached, and runs
 tools/card/guest-test.sh: the package vfat-nolongcreate-tools is
 installed (dpkg -i), one card is marked with nolongcreate-card, and
 udisksctl mounts each card as a desktop would.
@@ -34,8 +38,8 @@ udisksctl mounts each card as a desktop would.
   --no-dkms   only the boot with the kernel's own modules (no option):
               every card mounts, none with nolongcreate
   (default: both boots)
-  --suite S   the release: bookworm or trixie; repeated: each (default:
-              both, as make check runs them)
+  --suite S   the release: bookworm, trixie or forky; repeated: each
+              (default: bookworm and trixie)
 
   --card-rev REV  the guest runs nolongcreate-card, its udev rules, the
               Undo block of docs/card-owner.md and the
@@ -57,7 +61,7 @@ while [[ $# -gt 0 ]]; do
 	--dkms) DKMS_MODES=(1); shift ;;
 	--no-dkms) DKMS_MODES=(0); shift ;;
 	--suite)
-		[[ ${2:-} == bookworm || ${2:-} == trixie ]] || { usage >&2; exit 2; }
+		[[ ${2:-} == bookworm || ${2:-} == trixie || ${2:-} == forky ]] || { usage >&2; exit 2; }
 		((SUITE_SET)) || SUITES=()
 		SUITE_SET=1 SUITES+=("$2"); shift 2 ;;
 	--cache) CACHE=$2; shift 2 ;;
@@ -101,7 +105,11 @@ run_suite() {
 	case $SUITE in
 	bookworm) DEBVER=12 LINE=6.1 ;;
 	trixie) DEBVER=13 LINE=6.12 ;;
+	forky) DEBVER=14 LINE=7.2 ;;
 	esac
+	# forky: a short run (no slicer, its boot with the DKMS-built modules)
+	local slicer=1 modes=("${DKMS_MODES[@]}")
+	[[ $SUITE != forky ]] || { slicer=0; [[ ${#modes[@]} == 1 ]] || modes=(1); }
 	EXPORT=$CACHE/deb-check-$DEBVER/export
 	step "Debian $DEBVER's kernel and the DKMS-built modules: scripts/deb-check.sh --export (kept while the package is the same)"
 	"$REPO/scripts/deb-check.sh" --suite "$SUITE" --line "$LINE" --cache "$CACHE" --export "$EXPORT" --reuse-export |
@@ -123,7 +131,7 @@ run_suite() {
 	# (libblockdev-fs3 3.3.0-2.1: libext2fs2t64 only), and which a
 	# minbase root of Debian 13 lacks (e2fsprogs is no longer required
 	# there; every desktop install has it).  Debian 12's minbase has it.
-	[[ $SUITE == trixie ]] && PKGS+=" libcom-err2"
+	[[ $SUITE == bookworm ]] || PKGS+=" libcom-err2"
 	ROOT_KEY="2 $SUITE $PKGS"
 	R=$W/root-$DEBVER
 	in_root() { unshare --mount --pid --fork --mount-proc="$R/proc" chroot "$R" "$@"; }
@@ -131,14 +139,19 @@ run_suite() {
 		step "debootstrap $SUITE + $PKGS"
 		rm -f "$R.key" "$R.cpio"
 		rm -rf "$R"
-		debootstrap --variant=minbase "$SUITE" "$R" http://deb.debian.org/debian >"$W/debootstrap.log" 2>&1 ||
+		# (debootstrap 1.0.128 has no script named forky: sid's)
+		script=()
+		[[ -e /usr/share/debootstrap/scripts/$SUITE ]] || script=(/usr/share/debootstrap/scripts/sid)
+		debootstrap --variant=minbase "$SUITE" "$R" "$MIRROR" "${script[@]}" >"$W/debootstrap.log" 2>&1 ||
 			{ tail -n 20 "$W/debootstrap.log" >&2; die "debootstrap failed"; }
 		echo force-unsafe-io >"$R/etc/dpkg/dpkg.cfg.d/unsafe-io"
 		cat >"$R/etc/apt/sources.list" <<-EOF
-	deb http://deb.debian.org/debian $SUITE main
-	deb http://deb.debian.org/debian $SUITE-updates main
-	deb http://deb.debian.org/debian-security $SUITE-security main
+	deb $MIRROR $SUITE main
+	deb $MIRROR $SUITE-updates main
+	deb $MIRROR-security $SUITE-security main
 	EOF
+		# an archive that is a snapshot has Release files past their Valid-Until
+		echo 'Acquire::Check-Valid-Until "false";' >"$R/etc/apt/apt.conf.d/50card-guest-valid-until"
 		# shellcheck disable=SC2086 # the list
 		{ in_root apt-get -q update && in_root env DEBIAN_FRONTEND=noninteractive \
 			apt-get -q -y --no-install-recommends install $PKGS; } >"$W/apt.log" 2>&1 ||
@@ -175,19 +188,23 @@ run_suite() {
 		step "linux-image-$KREL $KVERSION: the modules the guest needs"
 		rm -rf "$K" "$R.cpio"
 		mkdir -p "$K.tmp"
-		in_root sh -c "cd /tmp && apt-get -q download linux-image-$KREL=$KVERSION" >"$W/kdownload.log" 2>&1 ||
-			{ tail -n 5 "$W/kdownload.log" >&2; die "cannot download linux-image-$KREL=$KVERSION"; }
-		dpkg-deb -x "$R"/tmp/linux-image-"$KREL"_*.deb "$K.tmp/x"
-		rm -f "$R"/tmp/linux-image-*.deb
+		# (Debian 14: the modules are in linux-modules-KREL, their lists in linux-base-KREL)
+		kpkgs="linux-image-$KREL=$KVERSION"
+		[[ $DEBVER -lt 14 ]] || kpkgs+=" linux-modules-$KREL=$KVERSION linux-base-$KREL=$KVERSION"
+		in_root sh -c "cd /tmp && apt-get -q download $kpkgs" >"$W/kdownload.log" 2>&1 ||
+			{ tail -n 5 "$W/kdownload.log" >&2; die "cannot download $kpkgs"; }
+		for f in "$R"/tmp/linux-*-"$KREL"_*.deb; do dpkg-deb -x "$f" "$K.tmp/x"; done
+		rm -f "$R"/tmp/linux-*-"$KREL"_*.deb
 		S=$K.tmp/x/usr/lib/modules/$KREL # Debian 13; Debian 12: /lib
 		[[ -d $S ]] || S=$K.tmp/x/lib/modules/$KREL
 		# usr/lib: the root's /lib is a link to it (an initramfs directory
 		# entry "lib" would replace the link)
-		mkdir -p "$K/usr/lib/modules/$KREL"
-		(cd "$S" && cp modules.order modules.builtin modules.builtin.modinfo "$K/usr/lib/modules/$KREL/" &&
+		mkdir -p "$K.tmp/k/usr/lib/modules/$KREL"
+		(cd "$S" && cp modules.order modules.builtin modules.builtin.modinfo "$K.tmp/k/usr/lib/modules/$KREL/" &&
 			find kernel \( -path 'kernel/drivers/virtio/*' -o -path 'kernel/drivers/block/virtio_blk.ko*' \
 				-o -path 'kernel/drivers/block/loop.ko*' -o -path 'kernel/fs/fat/*' -o -path 'kernel/fs/nls/*' \) \
-				-exec cp --parents {} "$K/usr/lib/modules/$KREL/" \;)
+				-exec cp --parents {} "$K.tmp/k/usr/lib/modules/$KREL/" \;) || die "no modules in linux-image-$KREL"
+		mv "$K.tmp/k" "$K"
 		rm -rf "$K.tmp"
 	fi
 	# The slicer: Debian's prusa-slicer and what it needs (~700 MB on
@@ -203,7 +220,7 @@ run_suite() {
 	SLICER_PKGS="prusa-slicer"
 	LAYER_KEY="1 $ROOT_KEY + $SLICER_PKGS"
 	L=$W/slicer-$DEBVER
-	if [[ $(cat "$L.key" 2>/dev/null) != "$LAYER_KEY" || ! -f $L.cpio ]]; then
+	if [[ $slicer == 1 ]] && [[ $(cat "$L.key" 2>/dev/null) != "$LAYER_KEY" || ! -f $L.cpio ]]; then
 		step "the slicer's layer: $SLICER_PKGS installed in a copy of the root"
 		rm -rf "$L.key" "$L.cpio" "$L.tmp" "$L.stamp"
 		cp -al "$R" "$L.tmp"
@@ -239,7 +256,7 @@ run_suite() {
 		MTOOLS_NO_VFAT=0 mcopy -i "$1" "$W/old.txt" "::Old Long Name.gcode"
 	}
 
-	for dkms in "${DKMS_MODES[@]}"; do
+	for dkms in "${modes[@]}"; do
 		T=$W/run-$DEBVER-$dkms
 		rm -rf "$T"
 		mkdir -p "$T/o/opt/nlc" "$T/o/usr/lib/modules/$KREL/updates/dkms"
@@ -306,7 +323,7 @@ run_suite() {
 			"$T/o/usr/lib/modules/$KREL/"
 		(cd "$T/o" && find . | cpio -o -H newc --quiet) >"$T/overlay.cpio"
 		layer=()
-		[[ $dkms == 1 ]] && layer=("$L.cpio")
+		[[ $dkms == 1 && $slicer == 1 ]] && layer=("$L.cpio")
 		cat "$R.cpio" "${layer[@]}" >"$T/initrd"
 		# after a compressed part (the layer) an uncompressed one starts at
 		# an offset the kernel's unpack_to_rootfs() takes for a cpio header
@@ -318,7 +335,7 @@ run_suite() {
 		# 2 GB unpacked on Debian 13, "Initramfs unpacking failed: write
 		# error" with 4 GB), and 1 GB
 		mem=2048
-		[[ $dkms == 1 ]] && mem=8192
+		[[ $dkms == 1 && $slicer == 1 ]] && mem=8192
 		step "boot: Debian $DEBVER ($SUITE), $KREL, $([[ $dkms == 1 ]] && echo "with the DKMS-built fat modules" || echo "its own fat modules (no nolongcreate)")"
 		t0=$SECONDS
 		out=$W/out-$SUITE-$dkms.txt
@@ -329,7 +346,7 @@ run_suite() {
 		done
 		timeout "$TIMEOUT" qemu-system-x86_64 -machine q35 -accel tcg -cpu max -m "$mem" -smp 1 \
 			-nographic -no-reboot -kernel "$VMLINUZ" -initrd "$T/initrd" \
-			-append "console=ttyS0 rdinit=/sbin/init panic=-1 quiet loglevel=3 systemd.show_status=0 nlc.dkms=$dkms nlc.pkgver=$PKGVER" \
+			-append "console=ttyS0 rdinit=/sbin/init panic=-1 quiet loglevel=3 systemd.show_status=0 nlc.dkms=$dkms nlc.pkgver=$PKGVER nlc.slicer=$slicer" \
 			"${disks[@]}" </dev/null >"$out" 2>&1 || true
 		rm -f "$T/initrd" # the parts above again: no need to keep it
 		tr -d '\r' <"$out" | sed -n '/^TAP version/,/^# card-guest:/p' | sed '/^--- writers/,/^--- end/d'
@@ -341,7 +358,7 @@ run_suite() {
 			tail -n 20 "$out"
 			f=$((f + 1))
 		fi
-		if [[ $dkms == 1 ]]; then
+		if [[ $dkms == 1 && $slicer == 1 ]]; then
 			tr -d '\r' <"$out" | sed -n '/^--- writers/,/^--- end/p' | sed '1d;$d' >"$W/writers-$SUITE.md"
 			if [[ ! -s $W/writers-$SUITE.md ]]; then
 				echo "not ok - writers' table: none from the guest"

@@ -336,10 +336,12 @@ run_kcsan_mutant() {
 # qemu-run.sh uses) and run in the background while step 3 builds and
 # boots the kernels, their downloads and dpkg runs overlapping the
 # builds; they are waited for after step 3, then the boots.  The
-# negative control, on Debian 12's kernel: --no-dkms must fail.
+# negative control, on Debian 12's kernel: --no-dkms must fail.  The
+# mainline line's series serves Debian 14 (forky, its 7.2 kernel):
+# deb-check and the card and Secure Boot guests, no --distro-kernel boot.
 DLINES=()
-declare -A DEB_SUITE=([6.1]=bookworm [6.12]=trixie) DEB_NUM=([6.1]=12 [6.12]=13)
-for kl in 6.1 6.12; do
+declare -A DEB_SUITE=([6.1]=bookworm [6.12]=trixie [7.3]=forky) DEB_NUM=([6.1]=12 [6.12]=13 [7.3]=14)
+for kl in 6.1 6.12 7.3; do
 	[[ " ${KLINES[*]} " == *" $kl "* ]] && DLINES+=("$kl")
 done
 declare -A DPID=()
@@ -384,6 +386,7 @@ for kl in "${DLINES[@]}"; do
 	fi
 done
 for kl in "${DLINES[@]}"; do
+	[[ $kl != 7.3 ]] || continue
 	run_suite distro - --kernel "$kl"
 	[[ $kl == 6.1 ]] || continue
 	# The negative control: the stock modules (the built ones left out)

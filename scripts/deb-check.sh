@@ -3,7 +3,7 @@
 #
 # deb-check.sh - install the DKMS package like a user would, then upgrade
 # the kernel, in a throwaway Debian root (debootstrap of Debian 12
-# "bookworm" or 13 "trixie", used as a chroot for dpkg and apt only;
+# "bookworm", 13 "trixie" or 14 "forky", used as a chroot for dpkg and apt only;
 # nothing is installed on this machine or loaded into its kernel).
 # Run ./scripts/deb-check.sh --help for what it checks.
 set -euo pipefail
@@ -11,8 +11,10 @@ set -euo pipefail
 PROG=${0##*/}
 REPO=$(cd "$(dirname "$0")/.." && pwd -P)
 CACHE=${XDG_CACHE_HOME:-${HOME:-$(cd ~ && pwd)}/.cache}/vfat-nolongcreate
-MIRROR=${DEB_MIRROR:-http://deb.debian.org/debian}
-SECURITY=${DEB_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
+# shellcheck source=scripts/lib/archive.sh
+. "$REPO/scripts/lib/archive.sh"
+MIRROR=$(debian_archive main) || exit 1
+SECURITY=$(debian_archive security)
 SUITE=bookworm
 LINE=
 EXPORT=
@@ -20,7 +22,7 @@ REUSE_EXPORT=0
 
 usage() {
 	cat <<EOF
-usage: $PROG [--suite bookworm|trixie] [--line 6.1|6.12] [--cache DIR]
+usage: $PROG [--suite bookworm|trixie|forky] [--line 6.1|6.12|7.2] [--cache DIR]
        [--export DIR [--reuse-export]]
 
 Builds the package (scripts/mkdeb.sh --reuse), then, in a fresh copy of a
@@ -38,7 +40,8 @@ up with apt-cache in the root when the tarball is made.
   1. apt-get install the .deb (it pulls linux-source-LINE, the newest):
      exit 0, and for the OLDER kernel, whose sources are not that
      linux-source, one line saying why nothing is built; modinfo -k
-     finds the stock vfat there, and the package keeps no copies of it;
+     finds the stock vfat there, and the package keeps no copies of it
+     (forky has one ABI of its line: no OLDER kernel, no line);
   1b. apt-get install the tools .deb (fat83, same source): exit 0, fat83
      name prints BENCHYFI.GCO for "Benchy Final.gcode", fat83 check of a
      directory not on FAT exits 2;
@@ -56,11 +59,16 @@ up with apt-cache in the root when the tarball is made.
      the running kernel loads only signed modules; the modprobe rule of
      fat, vfat and msdos installed;
   2d. mkinitramfs for NEWER with vfat in its modules list (a config
-     directory of its own, MODULES=list): the initramfs holds the
+     directory of its own, MODULES=list; forky: dracut, its default
+     modules and vfat): the initramfs holds the
      modprobe rule, the package's vfat, modprobe-fat, insmod, modinfo,
      flock and the copies of the kernel's own fat, vfat, msdos; in it
      (chroot) modinfo reads the package's vfat and modprobe shows the
      rule;
+  2e. trixie: the update to trixie-backports' kernel (its
+     linux-image-amd64's): exit 0 and one line naming the linux-source
+     of its version to install; then that owner's step, apt-get install
+     linux-source-LINE=VERSION: the package's trigger builds for it;
   3. a deliberately broken build (an #error in the package's sources, the
      NEWER kernel's modules removed, apt-get install --reinstall of its
      linux-headers, whose hook builds): exit 0, one line saying the build
@@ -88,9 +96,9 @@ sigenforce-guest.sh); --reuse-export: if DIR holds an export of this
 package version that a run which passed made, only say so and exit 0.
 Exit status 0 when all holds.
 
-  --suite S     bookworm (Debian 12, default line 6.1) or trixie (Debian
-                13, line 6.12)
-  --line LINE   the kernel line (6.1 or 6.12; trixie has only 6.12)
+  --suite S     bookworm (Debian 12, default line 6.1), trixie (Debian
+                13, line 6.12) or forky (Debian 14, line 7.2)
+  --line LINE   the kernel line (6.1 or 6.12 on bookworm)
   --cache DIR   the cache (default: $CACHE)
 EOF
 }
@@ -115,13 +123,17 @@ done
 case $SUITE in
 bookworm) DEBVER=12; LINE=${LINE:-6.1} ;;
 trixie) DEBVER=13; LINE=${LINE:-6.12} ;;
-*) die "--suite wants bookworm or trixie, not '$SUITE'" ;;
+forky) DEBVER=14; LINE=${LINE:-7.2} ;;
+*) die "--suite wants bookworm, trixie or forky, not '$SUITE'" ;;
 esac
 case $LINE in
 6.1) IMAGE_RE='^linux-image-6\.1\.0-[0-9]+-amd64$' ;;
-6.12) IMAGE_RE="^linux-image-6\\.12\\.[0-9]+\\+deb$DEBVER(\\.[0-9]+)?-amd64\$" ;;
-*) die "--line wants 6.1 or 6.12, not '$LINE'" ;;
+6.12 | 7.2) IMAGE_RE="^linux-image-${LINE/./\\.}\\.[0-9]+\\+deb$DEBVER(\\.[0-9]+)?-amd64\$" ;;
+*) die "--line wants 6.1, 6.12 or 7.2, not '$LINE'" ;;
 esac
+# Debian 14's kernels come with dracut, not initramfs-tools
+INITRD=initramfs-tools
+[[ $DEBVER -lt 14 ]] || INITRD=dracut
 [[ $(id -u) == 0 ]] || die "needs root (debootstrap, chroot)"
 command -v debootstrap >/dev/null || {
 	export DEBIAN_FRONTEND=noninteractive
@@ -157,12 +169,13 @@ exec 8>"$W/.lock"
 flock 8
 # How the root is made (the steps below): a tarball of another format is
 # made again.  2: dpkg's unsafe-io, no .debs of installed packages kept;
-# 3: the update-initramfs stand-in answers --version.
+# 3: the update-initramfs stand-in answers --version; 4: forky, dracut,
+# trixie-backports' kernel; 5: forky's libbpf1 and others.
 # Debian 13's root has make deb's build dependencies in its apt cache too
-# (step 5): format 3c.
+# (step 5): format 5c.
 BUILD_DEPS=()
 [[ $SUITE != trixie ]] || BUILD_DEPS=(dpkg-dev build-essential debhelper lintian git)
-ROOT_FORMAT=3${BUILD_DEPS[0]:+c}
+ROOT_FORMAT=5${BUILD_DEPS[0]:+c}
 
 # Run a command in the root: its own mount and pid namespace, /proc of its own.
 in_root() {
@@ -186,7 +199,10 @@ if [[ ! -f $TARBALL || ! -f $TARBALL.env ]] || ! grep -qx "ROOT_FORMAT=$ROOT_FOR
 	t0=$SECONDS
 	step "debootstrap --variant=minbase $SUITE, then the OLDER $LINE kernel and dkms"
 	rm -rf "$R"
-	debootstrap --variant=minbase "$SUITE" "$R" "$MIRROR" >"$W/debootstrap.log" 2>&1 ||
+	# (debootstrap 1.0.128 has no script named forky: sid's)
+	script=()
+	[[ -e /usr/share/debootstrap/scripts/$SUITE ]] || script=(/usr/share/debootstrap/scripts/sid)
+	debootstrap --variant=minbase "$SUITE" "$R" "$MIRROR" "${script[@]}" >"$W/debootstrap.log" 2>&1 ||
 		{ tail -n 20 "$W/debootstrap.log" >&2; die "debootstrap failed"; }
 	# dpkg without fsync in this throwaway root (each kernel package
 	# unpacks thousands of files): the same files, faster
@@ -196,6 +212,9 @@ deb $MIRROR $SUITE main
 deb $MIRROR $SUITE-updates main
 deb $SECURITY $SUITE-security main
 EOF
+	[[ $SUITE != trixie ]] || echo "deb $MIRROR $SUITE-backports main" >>"$R/etc/apt/sources.list"
+	# an archive that is a snapshot has Release files past their Valid-Until
+	echo 'Acquire::Check-Valid-Until "false";' >"$R/etc/apt/apt.conf.d/50deb-check-valid-until"
 	apt_root update >"$W/apt.log" 2>&1 || { tail -n 20 "$W/apt.log" >&2; die "apt-get update in the root failed"; }
 	# No initramfs in this root, which never boots (the kernel's postinst
 	# hook would make one per kernel install, ~30-60 s each): its
@@ -231,6 +250,14 @@ esac
 exit 0
 EOF
 	chmod 755 "$R/usr/sbin/update-initramfs"
+	# dracut's kernel hook runs dracut itself: an empty initrd too
+	if [[ $INITRD == dracut ]]; then
+		in_root dpkg-divert --local --rename --divert /usr/bin/dracut.real --add /usr/bin/dracut >>"$W/apt.log" 2>&1 ||
+			die "dpkg-divert in the root failed"
+		# shellcheck disable=SC2016 # the stand-in's own variables
+		printf '#!/bin/sh\n# deb-check.sh: an empty initrd\nfor a; do f=$k k=$a; done\n: >"$f"\n' >"$R/usr/bin/dracut"
+		chmod 755 "$R/usr/bin/dracut"
+	fi
 	# The ABIs, looked up: NEWER is of the newest linux-source-LINE's
 	# version, OLDER the newest ABI of an older version.
 	SV=$(versions "linux-source-$LINE" | newest)
@@ -245,16 +272,37 @@ EOF
 		fi
 	done
 	[[ -n $NEW ]] || die "$SUITE: no linux-image of linux-source-$LINE's version $SV"
-	[[ -n $OLD ]] || die "$SUITE: no linux-image of the $LINE line older than $SV"
-	echo "  looked up: linux-source-$LINE $SV; older ABI $OLD ($OLDV), newer ABI $NEW ($SV)"
-	apt_root install dkms openssl "linux-image-$OLD=$OLDV" "linux-headers-$OLD=$OLDV" >>"$W/apt.log" 2>&1 ||
+	[[ -n $OLD || $SUITE == forky ]] || die "$SUITE: no linux-image of the $LINE line older than $SV"
+	echo "  looked up: linux-source-$LINE $SV; older ABI ${OLD:-none} ($OLDV), newer ABI $NEW ($SV)"
+	older=()
+	[[ -z $OLD ]] || older=("linux-image-$OLD=$OLDV" "linux-headers-$OLD=$OLDV")
+	# (forky: the kernel's headers bring libbpf1, libdw1t64, libelf1t64, which
+	# systemd recommends, so that autoremove keeps them: in the root from the start)
+	[[ $INITRD != dracut ]] || older+=(libbpf1 libdw1t64 libelf1t64)
+	apt_root install dkms openssl "$INITRD" "${older[@]}" >>"$W/apt.log" 2>&1 ||
 		{ tail -n 20 "$W/apt.log" >&2; die "apt-get install of the older kernel in the root failed"; }
+	# trixie-backports' kernel (its linux-image-amd64's) and its linux-source
+	BPK='' BPV=''
+	if [[ $SUITE == trixie ]]; then
+		BPV=$(versions linux-image-amd64 | grep '~bpo' | newest)
+		for p in $(in_root apt-cache pkgnames linux-image- | grep -E '^linux-image-[0-9.]+\+deb13-amd64$'); do
+			versions "$p" | grep -qxF "$BPV" && BPK=${p#linux-image-}
+		done
+		[[ -n $BPK ]] || die "$SUITE-backports: no linux-image of linux-image-amd64's version ${BPV:-(none)}"
+		echo "  looked up: $SUITE-backports' kernel $BPK ($BPV)"
+		# (its linux-base, which it pre-depends on, in the root from the start)
+		apt_root install -t "$SUITE-backports" linux-base >>"$W/apt.log" 2>&1 ||
+			{ tail -n 20 "$W/apt.log" >&2; die "apt-get install -t $SUITE-backports linux-base failed"; }
+	fi
 	# what the check installs later, in the root's apt cache (no network
 	# then), and nothing else: the .debs of the installed packages go
 	apt_root clean >>"$W/apt.log" 2>&1
 	apt_root install --download-only "linux-image-$NEW=$SV" "linux-headers-$NEW=$SV" \
 		"linux-source-$LINE=$SV" patch xz-utils "${BUILD_DEPS[@]}" >>"$W/apt.log" 2>&1 ||
 		{ tail -n 20 "$W/apt.log" >&2; die "apt-get install --download-only of the newer kernel failed"; }
+	[[ -z $BPK ]] || apt_root install --download-only -t "$SUITE-backports" "linux-image-$BPK=$BPV" "linux-headers-$BPK=$BPV" \
+		"linux-source-${BPK%.*+*}=$BPV" >>"$W/apt.log" 2>&1 ||
+		{ tail -n 20 "$W/apt.log" >&2; die "apt-get install --download-only of $SUITE-backports' kernel failed"; }
 	rm -f "$W"/*-root.tar "$W"/*-root.tar.env
 	tar -C "$R" -cf "$TARBALL.tmp" .
 	{
@@ -262,6 +310,8 @@ EOF
 		printf 'NEW=%q\n' "$NEW"
 		printf 'OLD=%q\n' "$OLD"
 		printf 'OLDV=%q\n' "$OLDV"
+		printf 'BPK=%q\n' "$BPK"
+		printf 'BPV=%q\n' "$BPV"
 		printf 'ROOT_FORMAT=%q\n' "$ROOT_FORMAT"
 	} >"$TARBALL.env"
 	mv "$TARBALL.tmp" "$TARBALL"
@@ -276,10 +326,10 @@ else
 	echo "  extracted in $((SECONDS - t0)) s"
 fi
 # shellcheck source=/dev/null
-. "$TARBALL.env" # SV NEW OLD OLDV ROOT_FORMAT
+. "$TARBALL.env" # SV NEW OLD OLDV BPK BPV ROOT_FORMAT
 KOLD=$OLD KNEW=$NEW
 # shellcheck disable=SC2016 # dpkg-query formats
-echo "  $SUITE: $(in_root dpkg-query -W -f='${Package} ${Version}\n' dkms "linux-image-$KOLD" | paste -sd,); linux-source-$LINE $SV and linux-image-$KNEW in the apt cache"
+echo "  $SUITE: $(in_root dpkg-query -W -f='${Package} ${Version}\n' dkms "$INITRD" ${KOLD:+"linux-image-$KOLD"} | paste -sd,); linux-source-$LINE $SV and linux-image-$KNEW in the apt cache"
 
 # The root's files (and symlinks), with what may change aside: dpkg's and
 # apt's own state, caches and logs.
@@ -291,7 +341,7 @@ file_list() {
 			-o -path /var/lib/apt \) -prune \
 			-o -type d -printf '%p %y - %m\n' -o -printf '%p %y %s %m\n' || die "find in the root failed"
 		# shellcheck disable=SC2016 # expanded in the root
-		in_root sh -c 'for d in /lib/modules/*/; do (cd "$d" && sha256sum modules.* | sed "s|  |  $d|"); done' ||
+		in_root sh -c 'for d in /lib/modules/*/; do [ ! -d "$d" ] || (cd "$d" && sha256sum modules.* | sed "s|  |  $d|"); done' ||
 			die "no modules.* in the root"
 	} | LC_ALL=C sort
 }
@@ -311,20 +361,28 @@ file_list >"$W/files.before"
 cp "$DEB" "$TOOLS_DEB" "$R/tmp/"
 
 t0=$SECONDS
-step "1. apt-get install ./${DEB##*/} (on the older ABI $KOLD)"
+step "1. apt-get install ./${DEB##*/} (on the older ABI ${KOLD:-: none})"
 rc=0
 apt_root install "/tmp/${DEB##*/}" >"$W/1-install.log" 2>&1 || rc=$?
 grep -E '^(Setting up|Unpacking) ' "$W/1-install.log" | sed 's/^/  | /'
 pkg_lines "$W/1-install.log" | sed 's/^/  | /'
 echo "  apt-get exit status: $rc ($((SECONDS - t0)) s)"
 [[ $rc == 0 ]] || { tail -n 30 "$W/1-install.log" >&2; problems+=("1: apt-get install of the package: exit $rc"); }
-[[ $(pkg_lines "$W/1-install.log" | grep -c "not built for kernel $KOLD: ") == 1 ]] ||
-	problems+=("1: not one line saying why nothing is built for $KOLD")
-got=$(resolve "$KOLD" vfat)
-echo "  modinfo -k $KOLD -n vfat: $got"
-[[ $got == "/lib/modules/$KOLD/kernel/fs/fat/vfat.ko"* ]] || problems+=("1: vfat of $KOLD resolves to $got")
+# shellcheck disable=SC2016 # a dpkg-query format
+got=$(in_root dpkg-query -W -f='${Version}' "linux-source-$LINE" 2>/dev/null) || true
+echo "  linux-source-$LINE pulled by the package's Depends: ${got:-not installed}"
+[[ $got == "$SV" ]] || problems+=("1: the package's Depends did not bring linux-source-$LINE $SV (${got:-none})")
 STOCK=/usr/lib/vfat-nolongcreate-dkms/stock
-[[ ! -e $R$STOCK/$KOLD ]] || problems+=("1: copies of the stock modules of $KOLD, for which nothing was built: $(ls "$R$STOCK/$KOLD")")
+if [[ -n $KOLD ]]; then
+	[[ $(pkg_lines "$W/1-install.log" | grep -c "not built for kernel $KOLD: ") == 1 ]] ||
+		problems+=("1: not one line saying why nothing is built for $KOLD")
+	got=$(resolve "$KOLD" vfat)
+	echo "  modinfo -k $KOLD -n vfat: $got"
+	[[ $got == "/lib/modules/$KOLD/kernel/fs/fat/vfat.ko"* ]] || problems+=("1: vfat of $KOLD resolves to $got")
+	[[ ! -e $R$STOCK/$KOLD ]] || problems+=("1: copies of the stock modules of $KOLD, for which nothing was built: $(ls "$R$STOCK/$KOLD")")
+else
+	[[ -z $(pkg_lines "$W/1-install.log") ]] || problems+=("1: no kernel installed, yet the package said something")
+fi
 
 t0=$SECONDS
 step "1b. apt-get install ./${TOOLS_DEB##*/}: fat83"
@@ -436,7 +494,7 @@ echo "  apt-get exit status: $rc ($((SECONDS - t0)) s)"
 [[ $rc == 0 ]] || { tail -n 30 "$W/2b-trigger.log" >&2; problems+=("2b: apt-get install --reinstall linux-source-$LINE: exit $rc"); }
 grep -q '^Processing triggers for vfat-nolongcreate-dkms' "$W/2b-trigger.log" ||
 	problems+=("2b: the package's trigger did not run")
-[[ $(pkg_lines "$W/2b-trigger.log" | grep -c "not built for kernel $KOLD: ") == 1 &&
+[[ $(pkg_lines "$W/2b-trigger.log" | grep -c "not built for kernel ${KOLD:-(none)}: ") == $((${#KOLD} > 0)) &&
 	$(pkg_lines "$W/2b-trigger.log" | grep -c "kernel $KNEW") == 0 ]] ||
 	problems+=("2b: the trigger did not say one line for $KOLD and nothing for $KNEW")
 got=$(resolve "$KNEW" vfat)
@@ -462,22 +520,41 @@ echo "  /usr/lib/modprobe.d/vfat-nolongcreate.conf: install rules of fat, vfat, 
 [[ $got == 3 ]] || problems+=("2c: the modprobe rules of fat, vfat and msdos, or modprobe-fat, are not installed ($got)")
 
 t0=$SECONDS
-step "2d. mkinitramfs for $KNEW with vfat in it: what the initramfs holds"
-# A config directory of its own (the root's /etc stays as it was):
-# MODULES=list, vfat in its modules list, gzip.
+step "2d. $INITRD: an initramfs for $KNEW with vfat in it: what it holds"
 IC=/tmp/nlc-initramfs
 rm -rf "$R$IC"
-mkdir -p "$R$IC/conf"
-cp -a "$R/etc/initramfs-tools/." "$R$IC/conf/"
-sed -i -e 's/^MODULES=.*/MODULES=list/' -e 's/^COMPRESS=.*/COMPRESS=gzip/' "$R$IC/conf/initramfs.conf"
-echo vfat >>"$R$IC/conf/modules"
+mkdir -p "$R$IC/conf" "$R$IC/x"
 rc=0
-in_root mkinitramfs -d "$IC/conf" -o "$IC/initrd.img" "$KNEW" >"$W/2d-initramfs.log" 2>&1 || rc=$?
-echo "  mkinitramfs exit status: $rc ($((SECONDS - t0)) s)"
-[[ $rc == 0 ]] || { tail -n 30 "$W/2d-initramfs.log" >&2; problems+=("2d: mkinitramfs: exit $rc"); }
+if [[ $INITRD == dracut ]]; then
+	# its default modules (the package's by its check()) but the kernel's
+	# drivers, and vfat; uncompressed, no microcode part: one cpio
+	in_root dracut.real --force --no-hostonly --no-compress --no-early-microcode --omit "kernel-modules kernel-modules-extra" \
+		--add-drivers vfat "$IC/initrd.img" "$KNEW" >"$W/2d-initramfs.log" 2>&1 || rc=$?
+	# (dracut writes several cpio archives, one after the other)
+	off=0
+	while read -r end; do
+		(cd "$R$IC/x" && cpio -idu --quiet < <(tail -c +$((off + 1)) "$R$IC/initrd.img")) || problems+=("2d: cannot unpack the initramfs")
+		off=$(grep -abo 070701 "$R$IC/initrd.img" | awk -F: -v e="$end" '$1 > e && o == "" { o = $1 } END { print o }')
+		[[ -n $off ]] || break
+	done < <(grep -abo 'TRAILER!!!' "$R$IC/initrd.img" | cut -d: -f1)
+	(cd "$R$IC/x" && find . | sed 's|^\./||') >"$W/2d-lsinitramfs.txt"
+	X=$IC/x
+else
+	# A config directory of its own (the root's /etc stays as it was):
+	# MODULES=list, vfat in its modules list, gzip.
+	cp -a "$R/etc/initramfs-tools/." "$R$IC/conf/"
+	sed -i -e 's/^MODULES=.*/MODULES=list/' -e 's/^COMPRESS=.*/COMPRESS=gzip/' "$R$IC/conf/initramfs.conf"
+	echo vfat >>"$R$IC/conf/modules"
+	in_root mkinitramfs -d "$IC/conf" -o "$IC/initrd.img" "$KNEW" >"$W/2d-initramfs.log" 2>&1 || rc=$?
+	in_root lsinitramfs "$IC/initrd.img" >"$W/2d-lsinitramfs.txt" 2>&1 || problems+=("2d: lsinitramfs failed")
+	in_root sh -c "cd $IC/x && unmkinitramfs $IC/initrd.img . && { [ ! -d main ] || cd main; } && pwd" >"$W/2d-unpack.txt" 2>&1 ||
+		problems+=("2d: unmkinitramfs failed")
+	X=$(tail -n 1 "$W/2d-unpack.txt")
+fi
+echo "  $INITRD exit status: $rc ($((SECONDS - t0)) s)"
+[[ $rc == 0 ]] || { tail -n 30 "$W/2d-initramfs.log" >&2; problems+=("2d: $INITRD: exit $rc"); }
 # what mkinitramfs copies for vfat (hook-functions' manual_add_modules)
 echo "  modprobe --ignore-install --show-depends vfat: $(in_root modprobe -S "$KNEW" --ignore-install --show-depends vfat 2>&1 | paste -sd' ')"
-in_root lsinitramfs "$IC/initrd.img" >"$W/2d-lsinitramfs.txt" 2>&1 || problems+=("2d: lsinitramfs failed")
 for want in "usr/lib/modprobe.d/vfat-nolongcreate.conf" "usr/lib/modules/$KNEW/updates/dkms/vfat.ko" "usr/lib/modules/$KNEW/updates/dkms/fat.ko" \
 	usr/lib/vfat-nolongcreate-dkms/modprobe-fat usr/sbin/insmod usr/sbin/modinfo usr/bin/flock \
 	"usr/lib/vfat-nolongcreate-dkms/stock/$KNEW/fat.ko" "usr/lib/vfat-nolongcreate-dkms/stock/$KNEW/vfat.ko" \
@@ -489,10 +566,6 @@ for want in "usr/lib/modprobe.d/vfat-nolongcreate.conf" "usr/lib/modules/$KNEW/u
 done
 # in the initramfs: the programs modprobe-fat runs, modinfo reading the
 # package's vfat, and modprobe showing the rule
-mkdir -p "$R$IC/x"
-in_root sh -c "cd $IC/x && unmkinitramfs $IC/initrd.img . && { [ ! -d main ] || cd main; } && pwd" >"$W/2d-unpack.txt" 2>&1 ||
-	problems+=("2d: unmkinitramfs failed")
-X=$(tail -n 1 "$W/2d-unpack.txt")
 # (no /dev there: the paths command -v finds are printed)
 # shellcheck disable=SC2016 # expanded in the initramfs
 in_root chroot "$X" /bin/sh -c 'PATH=/usr/sbin:/usr/bin:/sbin:/bin; for t in insmod modinfo flock uname cat rmmod; do command -v $t || echo "no $t"; done
@@ -509,6 +582,29 @@ if [[ -n $EXPORT && -f $EXPORT/export.env ]]; then
 	echo "  export: $KNEW/initramfs.cpio, $(du -k "$EXPORT/$KNEW/initramfs.cpio" | cut -f1) KiB"
 fi
 rm -rf "$R$IC"
+
+if [[ -n $BPK ]]; then
+	t0=$SECONDS
+	BPSRC=linux-source-${BPK%.*+*}
+	step "2e. apt-get install -t $SUITE-backports linux-image-$BPK linux-headers-$BPK (the backports kernel), then the owner's step: apt-get install $BPSRC=$BPV"
+	rc=0
+	apt_root install -t "$SUITE-backports" "linux-image-$BPK" "linux-headers-$BPK" >"$W/2e-backports.log" 2>&1 || rc=$?
+	pkg_lines "$W/2e-backports.log" | sed 's/^/  | /'
+	echo "  apt-get exit status: $rc ($((SECONDS - t0)) s)"
+	[[ $rc == 0 ]] || { tail -n 30 "$W/2e-backports.log" >&2; problems+=("2e: apt-get install of the backports kernel: exit $rc"); }
+	[[ $(pkg_lines "$W/2e-backports.log" | grep -c "not built for kernel $BPK: .*apt install $BPSRC=$BPV") == 1 ]] ||
+		problems+=("2e: not one line naming $BPSRC=$BPV for $BPK")
+	rc=0
+	apt_root install "$BPSRC=$BPV" >"$W/2e-source.log" 2>&1 || rc=$?
+	pkg_lines "$W/2e-source.log" | sed 's/^/  | /'
+	echo "  apt-get exit status: $rc ($((SECONDS - t0)) s)"
+	[[ $rc == 0 ]] || { tail -n 30 "$W/2e-source.log" >&2; problems+=("2e: apt-get install $BPSRC=$BPV: exit $rc"); }
+	pkg_lines "$W/2e-source.log" | grep -q "built and installed fat, vfat, msdos for kernel $BPK " ||
+		problems+=("2e: after the owner's step, no line saying the modules were built for $BPK")
+	got=$(resolve "$BPK" vfat)
+	echo "  modinfo -k $BPK -n vfat: $got"
+	[[ $got == "/lib/modules/$BPK/updates/dkms/vfat.ko"* ]] || problems+=("2e: vfat of $BPK resolves to $got")
+fi
 
 t0=$SECONDS
 step "3. a deliberately broken build: #error in the sources, apt-get install --reinstall linux-headers-$KNEW"
@@ -537,7 +633,7 @@ step "4. apt-get purge of the newer kernel, then --autoremove vfat-nolongcreate-
 in_root /usr/lib/vfat-nolongcreate-dkms/kernel-hook --headers "$KNEW" >/dev/null 2>&1
 [[ -d $R$STOCK/$KNEW ]] || problems+=("4: no $STOCK/$KNEW after building again")
 rc0=0
-apt_root purge "linux-image-$KNEW" "linux-headers-$KNEW" >"$W/4-purge.log" 2>&1 || rc0=$?
+apt_root purge "linux-image-$KNEW" "linux-headers-$KNEW" ${BPK:+"linux-image-$BPK" "linux-headers-$BPK" "$BPSRC"} >"$W/4-purge.log" 2>&1 || rc0=$?
 grep -E '^(Removing|Purging) ' "$W/4-purge.log" | sed 's/^/  | /'
 [[ $rc0 == 0 ]] || { tail -n 30 "$W/4-purge.log" >&2; problems+=("4: apt-get purge of the newer kernel: exit $rc0"); }
 echo "  $STOCK after the purge of $KNEW: $(find "$R$STOCK" -mindepth 1 -maxdepth 1 -printf '%f ' 2>/dev/null | grep . || echo "none")"
@@ -565,9 +661,11 @@ else
 	sed 's/^/  | /' "$W/files.diff" | head -n 40
 	problems+=("4: the purges left the root's file list changed (see above)")
 fi
-got=$(resolve "$KOLD" vfat)
-echo "  modinfo -k $KOLD -n vfat: $got"
-[[ $got == "/lib/modules/$KOLD/kernel/fs/fat/vfat.ko"* ]] || problems+=("4: vfat of $KOLD resolves to $got")
+if [[ -n $KOLD ]]; then
+	got=$(resolve "$KOLD" vfat)
+	echo "  modinfo -k $KOLD -n vfat: $got"
+	[[ $got == "/lib/modules/$KOLD/kernel/fs/fat/vfat.ko"* ]] || problems+=("4: vfat of $KOLD resolves to $got")
+fi
 
 if ((${#BUILD_DEPS[@]})); then
 	t0=$SECONDS
@@ -600,4 +698,4 @@ fi
 # the export is kept (--reuse-export) only if all of it held
 [[ -z $EXPORT || ! -f $EXPORT/export.env ]] || printf 'EXPORT_KEY=%q\n' "$EXPORT_KEY" >>"$EXPORT/export.env"
 rm -rf "$R" # 1-2 GB; the tarball stays
-echo "deb-check $SUITE: ok in $((SECONDS - START)) s (${DEB##*/}: $KOLD refused in one line, $KNEW built on upgrade, a broken build refused in one line, apt exit 0 throughout, purge leaves the root as it was)"
+echo "deb-check $SUITE: ok in $((SECONDS - START)) s (${DEB##*/}: ${KOLD:+$KOLD refused in one line, }$KNEW built on upgrade, a broken build refused in one line, apt exit 0 throughout, purge leaves the root as it was)"

@@ -37,12 +37,15 @@ PATHS=("$@")
 
 say() { echo "debian-patches.sh: $*" >&2; }
 APTDIR=$CACHE/apt-debian-src
+# shellcheck source=scripts/lib/archive.sh
+. "$(dirname "$0")/lib/archive.sh"
+MIRROR=$(debian_archive main) || exit 1
 OUT=$CACHE/mainline
 NAME=linux_${VER#*:}.debian.tar.xz
 TAR=$OUT/$NAME
 mkdir -p "$APTDIR/lists/partial" "$APTDIR/cache/archives/partial" "$OUT"
 for s in experimental unstable; do
-	echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $s main"
+	echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $MIRROR $s main"
 done >"$APTDIR/sources.list"
 APT_OPTS=(-o "Dir::Etc::SourceList=$APTDIR/sources.list" -o Dir::Etc::SourceParts=/dev/null
 	-o "Dir::State::Lists=$APTDIR/lists" -o "Dir::Cache=$APTDIR/cache"
@@ -76,7 +79,7 @@ if [[ -n $TARIN ]]; then
 elif [[ ! -s $TAR || $(sha256sum <"$TAR" | cut -d' ' -f1) != "$sha" ]]; then
 	rm -f "$TAR"
 	[[ -n $dir ]] || { say "no pool directory for $NAME (Debian's archive not reached)"; exit 1; }
-	url=http://deb.debian.org/debian/$dir/${NAME//\~/%7e}
+	url=$MIRROR/$dir/${NAME//\~/%7e}
 	if ! /usr/lib/apt/apt-helper "${APT_OPTS[@]}" download-file "$url" "$TAR.tmp" "SHA256:$sha" \
 		>"$APTDIR/download.log" 2>&1; then
 		rm -f "$TAR.tmp"

@@ -8,7 +8,8 @@
 # installed for or loaded into this machine's kernel (no file under /boot,
 # /lib/modules, /usr/src or /var/lib/dkms):
 #   1. scripts/deb-check.sh --suite SUITE --export (LINE 6.1: Debian 12
-#      "bookworm", 6.12: Debian 13 "trixie"): in a debootstrap root the
+#      "bookworm", 6.12: Debian 13 "trixie", 7.3: Debian 14 "forky"'s 7.2):
+#      in a debootstrap root the
 #      package is installed on an older kernel ABI of the line, then apt
 #      installs the newer ABI and the package's kernel hook builds the
 #      modules for it; its vmlinuz, the modules the suite needs and the
@@ -30,8 +31,9 @@ CACHE=$1 WORK=$2 LINE=$3
 NO_DKMS=0
 [[ ${4:-} == --no-dkms ]] && NO_DKMS=1
 case $LINE in
-6.1) SUITE=bookworm DEBVER=12 ;;
-6.12) SUITE=trixie DEBVER=13 ;;
+6.1) SUITE=bookworm DEBVER=12 DLINE=6.1 ;;
+6.12) SUITE=trixie DEBVER=13 DLINE=6.12 ;;
+7.3) SUITE=forky DEBVER=14 DLINE=7.2 ;; # Debian 14's 7.2, with the mainline series
 *) echo "$PROG: no Debian kernel for line $LINE" >&2; exit 2 ;;
 esac
 # Modules the guest loads, in order: what the suite mounts with (loop,
@@ -49,7 +51,7 @@ step() { echo "== $PROG: $*"; }
 EXPORT=$CACHE/deb-check-$DEBVER/export
 step "Debian $DEBVER ($SUITE): scripts/deb-check.sh --suite $SUITE --export $EXPORT --reuse-export"
 # (qemu-run.sh holds the cache's lock)
-VFAT_NOLONGCREATE_LOCKED=1 "$REPO/scripts/deb-check.sh" --suite "$SUITE" --line "$LINE" --cache "$CACHE" \
+VFAT_NOLONGCREATE_LOCKED=1 "$REPO/scripts/deb-check.sh" --suite "$SUITE" --line "$DLINE" --cache "$CACHE" \
 	--export "$EXPORT" --reuse-export || die "deb-check.sh --suite $SUITE failed"
 # shellcheck source=/dev/null
 . "$EXPORT/export.env" # PKGVER SUITE KREL KVERSION LINE

@@ -22,11 +22,13 @@
 # modprobe-fat (dkms/modprobe-fat, or MODPROBE_FAT=FILE) with stand-ins for
 # insmod (refusing the package's modules: "Key was rejected by service")
 # and uname: with /var not mounted it loads the kernel's own from those
-# copies.
+# copies.  Last nlc-prepare --check (dkms/nlc-prepare, or NLC_PREPARE=FILE)
+# on kernel releases of each kind: the line it names, in one line.
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 HOOK=${1:-$HERE/../dkms/kernel-hook}
 MODPROBE_FAT=${MODPROBE_FAT:-$HERE/../dkms/modprobe-fat}
+NLC_PREPARE=${NLC_PREPARE:-$HERE/../dkms/nlc-prepare}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 PKG=vfat-nolongcreate VER=6.12+nlc1 K=6.1.0-99-amd64
@@ -301,6 +303,13 @@ mv "$T/modprobe-fat.locked" "$T/modprobe-fat"
 rm -rf "$T/sys/module/fat" "$T/sys/module/vfat" "$T/sys/module/msdos" "$T/dkms32" "$F" "$OM"
 rm -f "$T/lib/modules/$K/updates/dkms/"*
 
+# a kernel of a line the package does not carry: one line with its image
+run --image 7.0.13+deb13-amd64
+that "--image of a kernel of a line not carried: exit 0, nlc-prepare --check's one line" \
+	test "$rc" = 0 -a "$out" = "$PKG: kernel 7.0.13+deb13-amd64: fs/fat of linux-source-6.1 6.1.999-1 with patches/6.1"
+run --headers 7.0.13+deb13-amd64
+that "--headers of that kernel: nothing said" test "$rc" = 0 -a -z "$out"
+
 # 8. an in-place upgrade of the kernel's packages (a Debian revision of the
 # same release): modules built from the linux-source of before are built
 # again from the new one, or removed while it is not there yet
@@ -349,6 +358,27 @@ postinst triggered
 that "postinst, not registered: dkms add" called "^dkms add -m $PKG -v $VER"
 that "postinst, dkms add failing: exit 0" test "$rc" = 0
 that "postinst, dkms add failing: one line saying so" said "^$PKG: dkms add -m $PKG -v $VER failed"
+
+# 8. nlc-prepare --check: the linux-source of the kernel's line, or why
+# not (headers installed as 9.9-1, no linux-source installed)
+mkdir -p "$T/np/bin" "$T/np/patches/6.1" "$T/np/patches/6.12" "$T/np/patches/7.3"
+touch "$T/np/patches/6.1/series" "$T/np/patches/6.12/series" "$T/np/patches/7.3/series"
+cp "$NLC_PREPARE" "$T/np/nlc-prepare"
+printf '#!/bin/sh\ncase "$*" in *linux-headers-*) printf 9.9-1 ;; *) exit 1 ;; esac\n' >"$T/np/bin/dpkg-query"
+chmod 755 "$T/np/bin/dpkg-query"
+for c in "6.12.48+deb13-amd64:from linux-source-6.12 9.9-1, which is not installed" \
+	"7.2.12+deb14-amd64:from linux-source-7.2 9.9-1, which is not installed (apt install linux-source-7.2=9.9-1," \
+	"7.3.4+deb13-amd64:from linux-source-7.3 9.9-1, which is not installed (apt install linux-source-7.3=9.9-1," \
+	"7.0.13+deb13-amd64:a Debian kernel of the 7.0 line, which this package does not carry" \
+	"5.10.0-30-amd64:a Debian kernel of the 5.10 line, which this package does not carry" \
+	"7.2.0-mine:not one of Debian's kernels"; do
+	k=${c%%:*}
+	rc=0
+	out=$(PATH=$T/np/bin:$PATH bash "$T/np/nlc-prepare" --check "$k" 2>&1) || rc=$?
+	echo "  $out"
+	that "nlc-prepare --check $k: exit 1, one line: ...${c#*:}..." \
+		test "$rc" = 1 -a "$(wc -l <<<"$out")" = 1 -a -n "$(grep -F -- "for kernel $k: " <<<"$out" | grep -F -- "${c#*:}")"
+done
 
 echo "kernel-hook test: $pass passed, $fail failed"
 [[ $fail == 0 ]]

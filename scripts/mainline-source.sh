@@ -23,11 +23,14 @@ PKG=linux-source-$LINE
 APTDIR=$CACHE/apt-mainline
 OUT=$CACHE/mainline
 SUITES=(experimental unstable)
+# shellcheck source=scripts/lib/archive.sh
+. "$(dirname "$0")/lib/archive.sh"
+MIRROR=$(debian_archive main) || exit 1
 mkdir -p "$APTDIR/lists/partial" "$APTDIR/cache/archives/partial" "$OUT"
 
 {
 	for s in "${SUITES[@]}"; do
-		echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $s main"
+		echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $MIRROR $s main"
 	done
 } >"$APTDIR/sources.list"
 APT_OPTS=(-o "Dir::Etc::SourceList=$APTDIR/sources.list" -o Dir::Etc::SourceParts=/dev/null

@@ -15,8 +15,8 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$REPO" || exit 1
 
 scripts=(qemu-run.sh .ci/run)
-for f in scripts/*.sh bench/*.sh fuzz/*.sh tools/*/*.sh; do [[ -e $f ]] && scripts+=("$f"); done
-scripts+=(dkms/nlc-prepare dkms/kernel-hook dkms/etc-kernel-hook dkms/modprobe-fat dkms/initramfs-hook
+for f in scripts/*.sh scripts/lib/*.sh bench/*.sh fuzz/*.sh tools/*/*.sh; do [[ -e $f ]] && scripts+=("$f"); done
+scripts+=(dkms/nlc-prepare dkms/kernel-hook dkms/etc-kernel-hook dkms/modprobe-fat dkms/initramfs-hook dkms/dracut-module
 	dkms/series-diffs debian/postinst.in debian/prerm.in debian/postrm
 	debian/vfat-nolongcreate-tools.postinst debian/vfat-nolongcreate-tools.postrm
 	tools/card/nolongcreate-card)

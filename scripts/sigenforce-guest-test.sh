@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck disable=SC2016 # sh -c scripts read the exported variables
 #
-# In the Debian 12 or 13 guest of scripts/sigenforce-guest.sh: systemd as PID 1,
+# In the Debian 12, 13 or 14 guest of scripts/sigenforce-guest.sh: systemd as PID 1,
 # udev, D-Bus, polkitd, udisks2, Debian's own kernel with the fat modules
 # the DKMS package built in updates/dkms/ (unsigned, or signed by dkms's
 # own key, which this kernel does not trust) and the package's modprobe
@@ -73,15 +73,15 @@ check "the system is not in emergency or rescue mode" \
 
 PRINTER=$(readlink -f /dev/disk/by-id/virtio-printer)
 run ls /usr/lib/vfat-nolongcreate-dkms/stock/"$(uname -r)"
-if [ "$DEBVER" = 13 ]; then
+if [ "$DEBVER" -ge 13 ]; then
 	# dkms 3.2: the kernel's own fat modules only where it keeps them
-	check "Debian 13: the kernel's own fat.ko is in dkms's original_module, not in kernel/fs/fat" \
+	check "Debian $DEBVER: the kernel's own fat.ko is in dkms's original_module, not in kernel/fs/fat" \
 		sh -c '! ls /lib/modules/$(uname -r)/kernel/fs/fat/fat.ko* 2>/dev/null && ls /var/lib/dkms/vfat-nolongcreate/original_module/$(uname -r)/*/fat.ko*'
 	# /var on a disk of its own, mounted only once /boot/efi was: when
 	# vfat first loaded, original_module was not there
 	run systemctl show -p ActiveEnterTimestampMonotonic boot-efi.mount
 	run systemctl show -p InactiveExitTimestampMonotonic var.mount
-	check "Debian 13: /var is the ext4 disk VAR, and its mount began after /boot/efi was mounted" \
+	check "Debian $DEBVER: /var is the ext4 disk VAR, and its mount began after /boot/efi was mounted" \
 		sh -c 'test "$(findmnt -n -o FSTYPE /var)" = ext4 &&
 			test "$(systemctl show -P InactiveExitTimestampMonotonic var.mount)" -gt "$(systemctl show -P ActiveEnterTimestampMonotonic boot-efi.mount)"'
 fi

@@ -16,7 +16,7 @@ TIMEOUT=900
 
 usage() {
 	cat <<EOF
-Usage: $PROG [--suite bookworm|trixie]... [--enforce | --no-enforce] [--deb FILE] [--cache DIR] [--timeout S]
+Usage: $PROG [--suite bookworm|trixie|forky]... [--enforce | --no-enforce] [--deb FILE] [--cache DIR] [--timeout S]
 
 Boots Debian 12's own kernel (6.1; --suite bookworm) and Debian 13's
 (6.12; --suite trixie; default: both, one after the other) in QEMU
@@ -28,8 +28,9 @@ trust) and the DKMS package's modprobe rule and modprobe-fat, a vfat
 /boot/efi in /etc/fstab and a vfat card; runs
 scripts/sigenforce-guest-test.sh:
 
-  --suite S     bookworm (Debian 12) or trixie (Debian 13); repeatable.
-                On Debian 13 the root is made as dkms 3.2 leaves it: the
+  --suite S     bookworm (Debian 12), trixie (Debian 13) or forky (Debian
+                14: dracut's initramfs; the boot with enforcement only);
+                repeatable.  On Debian 13 and 14 the root is made as dkms 3.2 leaves it: the
                 kernel's own fat, vfat and msdos moved out of kernel/fs/fat
                 to /var/lib/dkms/vfat-nolongcreate/original_module/; and
                 /var is on a disk of its own (ext4, LABEL=VAR) that
@@ -109,6 +110,7 @@ SUITE=${SUITES[0]}
 case $SUITE in
 bookworm) DEBVER=12 LINE=6.1 ;;
 trixie) DEBVER=13 LINE=6.12 ;;
+forky) DEBVER=14 LINE=7.2; [[ ${#MODES[@]} == 1 ]] || MODES=(1) ;;
 *) usage >&2; exit 2 ;;
 esac
 
@@ -176,7 +178,7 @@ if [[ -d $EXPORT/$KREL/stock ]]; then
 	cp -a "$EXPORT/$KREL/stock" "$O/usr/lib/vfat-nolongcreate-dkms/stock/$KREL"
 	echo "  the kernel hook's copies of the kernel's own: /usr/lib/vfat-nolongcreate-dkms/stock/$KREL/: $(cd "$EXPORT/$KREL/stock" && echo *)"
 fi
-if [[ $DEBVER == 13 ]]; then
+if [[ $DEBVER -ge 13 ]]; then
 	# /var on a disk of its own: the root's /var, on it
 	V=$T/var
 	mkdir -p "$V"
@@ -245,7 +247,7 @@ cp "$REPO/scripts/sigenforce-guest-test.sh" "$O/opt/nlc/"
 cat >"$O/etc/fstab" <<-'EOF'
 	LABEL=EFI /boot/efi vfat umask=0077 0 1
 EOF
-[[ $DEBVER == 13 ]] && echo 'LABEL=VAR /var ext4 defaults,x-systemd.after=boot-efi.mount 0 0' >>"$O/etc/fstab"
+[[ $DEBVER -ge 13 ]] && echo 'LABEL=VAR /var ext4 defaults,x-systemd.after=boot-efi.mount 0 0' >>"$O/etc/fstab"
 cat >"$O/etc/systemd/system/nlc-sig.service" <<-'EOF'
 	[Unit]
 	Description=vfat-nolongcreate: the package under module signature enforcement
@@ -275,7 +277,7 @@ for u in emergency rescue; do
 	EOF
 done
 (cd "$O" && find . | cpio -o -H newc --quiet) >"$T/overlay.cpio"
-if [[ $DEBVER == 13 ]]; then
+if [[ $DEBVER -ge 13 ]]; then
 	# the root without what is in /var (on its disk) and the kernel's
 	# modules without kernel/fs/fat (R.cpio has them: an initramfs cannot
 	# delete a file of an earlier archive)
@@ -297,7 +299,7 @@ for enforce in "${MODES[@]}"; do
 	mkfs.vfat -C -F 16 -i 0EF10EF1 -n EFI "$T/efi.img" 32768 >/dev/null
 	mkfs.vfat -C -F 16 -i 1111AAAA -n PRINTER "$T/printer.img" 32768 >/dev/null
 	vardisk=()
-	if [[ $DEBVER == 13 ]]; then
+	if [[ $DEBVER -ge 13 ]]; then
 		# (no metadata checksums: crc32c need not be loaded)
 		mkfs.ext4 -q -F -L VAR -O ^metadata_csum -d "$V" "$T/var.img" 1G >/dev/null ||
 			die "mkfs.ext4 -d $V failed"

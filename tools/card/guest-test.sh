@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck disable=SC2016 # sh -c scripts read the exported card variables
 #
-# In the Debian 12 or 13 guest of scripts/card-guest.sh, booted as a
+# In the Debian 12, 13 or 14 guest of scripts/card-guest.sh, booted as a
 # desktop is: systemd as PID 1, systemd-udevd in its unit's sandbox, the
 # system D-Bus, polkitd, udisks2 started by D-Bus activation, and a user
 # "owner" (uid 1000) whom a polkit rule lets mount as an active desktop
@@ -16,12 +16,13 @@
 # table (tools/card/writers.sh) between "--- writers" and "--- end".
 set -u
 
-DKMS=0 PKGVER=
+DKMS=0 PKGVER='' SLICER=1
 read -r -a args </proc/cmdline
 for a in "${args[@]}"; do
 	case $a in
 	nlc.dkms=*) DKMS=${a#*=} ;;
 	nlc.pkgver=*) PKGVER=${a#*=} ;;
+	nlc.slicer=*) SLICER=${a#*=} ;; # 0: a root without the slicer's layer
 	esac
 done
 
@@ -458,13 +459,13 @@ umount_all
 # ------------------------------------------------------------ the slicer --
 # Debian's prusa-slicer on a marked card, an unmarked one, and fat83 put
 # (tools/card/slicer-test.sh; makes /home/owner/cube.stl)
-if [ "$DKMS" = 1 ]; then
+if [ "$DKMS" = 1 ] && [ "$SLICER" = 1 ]; then
 	# shellcheck source=tools/card/slicer-test.sh
 	. /opt/nlc/slicer-test.sh
 fi
 
 # -------------------------------------------------------------- writers --
-if [ "$DKMS" = 1 ]; then
+if [ "$DKMS" = 1 ] && [ "$SLICER" = 1 ]; then
 	echo "--- writers"
 	bash /opt/nlc/writers.sh "$WRITERS" /home/owner/cube.stl
 	echo "--- end"

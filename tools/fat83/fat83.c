@@ -2083,6 +2083,23 @@ static int kallsyms_has(const char *const *syms, int n)
 	return lines ? found : -1;
 }
 
+/* Why the DKMS package built nothing for this kernel: its nlc-prepare's line. */
+static void dkms_why(void)
+{
+	char line[1024];
+	FILE *p;
+
+	fflush(stdout);
+	p = popen("for f in /usr/src/vfat-nolongcreate-*/nlc-prepare; do [ -x \"$f\" ] && "
+		  "exec \"$f\" --check \"$(uname -r)\"; done; "
+		  "echo 'vfat-nolongcreate-dkms is not installed'", "r");
+	if (!p)
+		return;
+	if (fgets(line, sizeof(line), p))
+		printf("%s: %s%s", prog, line, strchr(line, '\n') ? "" : "\n");
+	pclose(p);
+}
+
 /*
  * Whether a vfat mount of this kernel takes nolongcreate, without a
  * device.  Where vfat is loaded (or built in) and the kernel lists its
@@ -2132,6 +2149,8 @@ static int supported(void)
 		close(fd);
 	}
 	printf("%s: this kernel's vfat %s nolongcreate\n", prog, yes ? "takes" : "lacks");
+	if (!yes)
+		dkms_why();
 	return yes ? 0 : 1;
 }
 

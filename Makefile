@@ -54,7 +54,7 @@ help:
 	@echo '                   and 13 at once, the two --distro-kernel boots, --no-dkms'
 	@echo 'make submission    two postings for git send-email, From: and Signed-off-by:'
 	@echo '                   your git identity: the option series (patches/7.3/series,'
-	@echo '                   cover letter) and on top of it the fast path as [RFC PATCH]'
+	@echo '                   cover letter) and, on its own, the fast path as [RFC PATCH]'
 	@echo '                   (patches/fastpath/); To/Cc from get_maintainer.pl + Andrew'
 	@echo '                   Morton, Brauner, Viro, Jan Kara, fsdevel.  TREE=~/linux (a'
 	@echo '                   mainline checkout): applied (git am), built and based'

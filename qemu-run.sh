@@ -517,9 +517,19 @@ stage_checkpatch() {
 			bad=$((bad + 1))
 		fi
 	done
+	# the fast path stacked on this line's series: the posted RFC's change
+	if [[ -f $REPO/patches/fastpath-$LINE/resolution.txt ]]; then
+		if "$REPO/scripts/fastpath-stacked.sh" >"$LOGDIR/fastpath-stacked.log" 2>&1; then
+			echo "  ok   $(cat "$LOGDIR/fastpath-stacked.log")"
+		else
+			echo "  FAIL patches/fastpath-$LINE is not the change of patches/fastpath"
+			sed 's/^/  | /' "$LOGDIR/fastpath-stacked.log"
+			bad=$((bad + 1))
+		fi
+	fi
 	if [[ $bad -gt 0 ]]; then
 		STAGE_LOG=
-		fail "checkpatch.pl --strict found problems in $bad of ${#patches[@]} patch(es)"
+		fail "checkpatch.pl --strict or fastpath-stacked.sh found problems ($bad)"
 	fi
 	stage_end "($good patch(es) clean)"
 }

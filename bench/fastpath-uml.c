@@ -20,7 +20,9 @@
  *	readdirs, stats of
  *	SAMPLE present names spread over the directory (cold dentry cache)
  *	and stats of ABSENT absent names; and stat(".") (the system call
- *	cost).  One "RAW kernel= round= rep= mount= dir= op= ns=" line each.
+ *	cost); in the first rep, a cold "ls -l" (drop_caches 3, then readdir
+ *	and a stat() of each name in readdir's order).  One "RAW kernel=
+ *	round= rep= mount= dir= op= ns=" line each.
  *
  * Output goes to the console and to /out/result.txt (hostfs), which ends
  * with "DONE" if the workload completed; then the machine powers off.
@@ -219,6 +221,34 @@ static unsigned int read_all(const char *path)
 	return k;
 }
 
+/* ls -l after drop_caches: readdir, then a stat() of each name, in order */
+static void ls_l_cold(const struct mnt *m, int d, unsigned int n)
+{
+	struct dirent *de;
+	struct stat st;
+	unsigned int k = 0;
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+	DIR *dp;
+	double t;
+
+	if (fd < 0 || write(fd, "3", 1) != 1)
+		die("drop_caches: %s", strerror(errno));
+	close(fd);
+	t = now_ns();
+	dp = opendir(dir_path[d]);
+	if (!dp)
+		die("opendir %s: %s", dir_path[d], strerror(errno));
+	while ((de = readdir(dp))) {
+		if (fstatat(dirfd(dp), de->d_name, &st, AT_SYMLINK_NOFOLLOW))
+			die("stat %s on %s: %s", de->d_name, m->name, strerror(errno));
+		k++;
+	}
+	closedir(dp);
+	raw(m, d, "ls-l-cold", (now_ns() - t) / n);
+	if (k != n + 2)
+		die("ls -l %s on %s: %u entries, want %u", dir_path[d], m->name, k, n + 2);
+}
+
 static void show_mount(const struct mnt *m)
 {
 	char line[512];
@@ -278,6 +308,8 @@ static void bench_dir(const struct mnt *m, int d, unsigned int n, unsigned int s
 		raw(m, d, "syscall", (now_ns() - t) / sample);
 	}
 	close(dfd);
+	if (rep_nr == 1)
+		ls_l_cold(m, d, n);
 }
 
 static void bench(unsigned int n, unsigned int reps, unsigned int sample,

@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # fastpath-uml.sh: the 8.3 fast path (patches/fastpath/, "fat: show plain
-# ASCII 8.3 names without the charset round trip", the RFC posted on top
-# of the option series) measured on the host CPU, in UML (ARCH=um)
-# kernels built from Linux 7.3 with the option series and from it with
-# that patch, booted alternately in one run.
+# ASCII 8.3 names without the charset round trip", the RFC, standalone on
+# Linux 7.3) measured on the host CPU, in UML (ARCH=um) kernels built from
+# pristine Linux 7.3 and from it with that patch, booted alternately in
+# one run.
 # See --help.
 set -euo pipefail
 
@@ -24,19 +24,17 @@ usage() {
 	cat <<EOF
 usage: bench/fastpath-uml.sh [options]
 
-Benchmark of the vfat 8.3 fast path ($PATCHDIR/*.patch, the RFC on top of
-the option series) on the host CPU: two User-Mode Linux kernels (ARCH=um,
-no QEMU) from the same Linux $LINE source, the tree with the option series
-of patches/$LINE/series ("without") and that tree with the fast path
-("with"), are booted alternately, R rounds, each round's pair in the other
-order than the last's.
+Benchmark of the vfat 8.3 fast path ($PATCHDIR/*.patch, the RFC, standalone
+on Linux $LINE) on the host CPU: two User-Mode Linux kernels (ARCH=um, no
+QEMU) from the same Linux $LINE source, the pristine tree ("without") and
+that tree with the fast path ("with"), are booted alternately, R rounds,
+each round's pair in the other order than the last's.
 
 Kernels: <cache>/fastpath-uml/src is a 'git clone --shared' of --src
 (default <cache>/src/$LINE/linux, the tree ./qemu-run.sh --kernel $LINE
 --check-series makes; only read) at --base (default: its tag 'pristine',
-Debian's linux-source-$LINE); the option series (patches/$LINE/series
-but the fast path) and then the patch are applied with 'git am' from
-this repository (branches fastpath-without = --base with the series and
+Debian's linux-source-$LINE); the patch is applied with plain 'git am'
+from this repository (branches fastpath-without = --base and
 fastpath-with of the clone).  One build dir, each variant's linux
 binary kept; fat/vfat/msdos, NLS cp437, iso8859-1 (the default
 iocharset) and utf8, hostfs (the root: a directory holding the static
@@ -56,8 +54,11 @@ directory times the mount itself (once per mount, before the first
 directory: the fast path builds its tables there), a readdir right after
 the mount (cold), W more readdirs
 (warm), stats of a sample of S names spread over the directory (cold
-lookups: dentry cache empty, directory blocks cached) and stats of M
-absent names (each a full scan).  Figures: ns per entry (readdir) or per
+lookups: dentry cache empty, directory blocks cached), stats of M
+absent names (each a full scan) and, in the first of the K mounts, a cold
+'ls -l' (drop_caches 3 in the guest, then readdir and a stat() of every
+name in readdir's order; the image's blocks are then read again from the
+host's page cache, not from a disk).  Figures: ns per entry (readdir) or per
 lookup; per boot the median over the REPS mounts, then per kernel the
 median over rounds; the ratio with/without is of those medians, with the
 min-max of the per-round ratios.
@@ -156,20 +157,12 @@ shopt -s nullglob
 PATCHES=("$REPO/$PATCHDIR"/*.patch)
 shopt -u nullglob
 [[ ${#PATCHES[@]} == 1 ]] || die "$PATCHDIR: want exactly one *.patch, found ${#PATCHES[@]}"
-# the option series the fast path goes on top of: patches/LINE/series but it
-SERIES=()
-while IFS= read -r l; do
-	l=${l%%#*}
-	l=${l//[[:space:]]/}
-	[[ -z $l || ${l##*/} == "${PATCHES[0]##*/}" ]] && continue
-	SERIES+=("$REPO/patches/$LINE/$l")
-done <"$REPO/patches/$LINE/series"
 [[ -d $SRCREPO/.git || -f $SRCREPO/HEAD ]] || need "--src $SRCREPO: not a git repository$SRC_HINT"
 base=$(git -C "$SRCREPO" rev-parse --verify -q "$BASE^{commit}") || need "--src $SRCREPO has no $BASE$SRC_HINT"
 # the patch's diff, not its message: a reworded message keeps the kernels
 stamp=$( {
 	echo "$base"
-	for p in "${SERIES[@]}" "${PATCHES[0]}"; do sed -n '/^diff --git /,$p' "$p"; done
+	sed -n '/^diff --git /,$p' "${PATCHES[0]}"
 } | md5sum | cut -d' ' -f1)
 if [[ ! -d $SRC/.git ]] || [[ $(cat "$W/src.stamp" 2>/dev/null) != "$stamp" ]]; then
 	log "source: clone --shared of $SRCREPO at $BASE, git am of $PATCHDIR/"
@@ -177,9 +170,6 @@ if [[ ! -d $SRC/.git ]] || [[ $(cat "$W/src.stamp" 2>/dev/null) != "$stamp" ]]; 
 	git clone -q --shared --no-checkout "$SRCREPO" "$SRC"
 	G=(git -C "$SRC" -c user.name=fastpath-uml -c user.email=fastpath-uml@localhost)
 	"${G[@]}" checkout -q -f --detach "$base"
-	for p in "${SERIES[@]}"; do
-		"${G[@]}" am -q --keep-cr "$p" || die "git am ${p##*/} failed"
-	done
 	"${G[@]}" branch -f fastpath-without HEAD
 	"${G[@]}" am -q --keep-cr "${PATCHES[0]}" || die "git am ${PATCHES[0]##*/} failed"
 	"${G[@]}" branch -f fastpath-with HEAD
@@ -266,7 +256,7 @@ gcc -O2 -static -Wall -Wextra -Werror -Wno-unused-function \
 
 # ------------------------------------------------------------------- boots --
 BOOTS=$W/boots
-rm -rf "$BOOTS"
+rm -rf "$BOOTS" "$W/load.txt"
 mkdir -p "$BOOTS"
 boot() { # VARIANT TAG init-args...
 	local v=$1 tag=$2 ubd rc=0 t=$SECONDS
@@ -276,6 +266,7 @@ boot() { # VARIANT TAG init-args...
 	ubd=ubd0r
 	[[ $1 == prep ]] && ubd=ubd0
 	rm -f "$ROOT/out/result.txt"
+	cut -d' ' -f1 /proc/loadavg >>"$W/load.txt"
 	# UML: no QEMU; the kernel is a host process.  hostfs root, the image
 	# on ubd0; arguments after -- go to /init.
 	timeout "$TIMEOUT" "$KDIR/$v/linux" mem=512M "$ubd=$IMG" \
@@ -331,7 +322,7 @@ REPORT=$W/fastpath-uml.md
 	echo "Repository commit: $(git -C "$REPO" rev-parse --short HEAD)$(git -C "$REPO" diff --quiet HEAD -- "$PATCHDIR" "patches/$LINE" bench/fastpath-uml.c bench/fastpath-uml.sh || echo ' (patch or benchmark modified)')."
 	echo
 	echo "Kernels (ARCH=um, SUBARCH=x86_64, defconfig + fat, vfat, msdos, NLS cp437/iso8859-1/utf8, hostfs, UBD;"
-	echo "both from one build dir: without = $BASE $(git -C "$SRC" rev-parse --short "$base") with the ${#SERIES[@]} option patches of patches/$LINE/series ($(git -C "$SRC" rev-parse --short fastpath-without)), with = \`git am\` of $PATCHDIR/${PATCHES[0]##*/} on it):"
+	echo "both from one build dir: without = $BASE $(git -C "$SRC" rev-parse --short "$base"), with = \`git am\` of $PATCHDIR/${PATCHES[0]##*/} on it):"
 	echo
 	echo "| kernel | release | commit | fat_init_sfn_show | md5 fs/fat/dir.o | md5 fs/fat/inode.o | md5 fs/nls/nls_base.o | md5 linux |"
 	echo "|---|---|---|---|---|---|---|---|"
@@ -362,6 +353,9 @@ REPORT=$W/fastpath-uml.md
 	echo "lookup-syscall, absent-syscall: the same stat()s less the syscall figure of the same mount"
 	echo "(per mount, before the medians): the kernel's own time per lookup, without UML's system call cost."
 	echo "mount: ns per mount(2) of the image read-only (the with kernel builds its 8.3 tables in it on vfat)."
+	echo "ls-l-cold: ns per entry of an 'ls -l' after drop_caches 3 in the guest (first mount of a boot only):"
+	echo "readdir, then a stat() of every name in readdir's order; the blocks come from the host's page cache."
+	echo "Host load average (1 min) before each boot: $(sort -n "$W/load.txt" | sed -n '1p;$p' | paste -sd- -) (the other users of this shared machine)."
 	echo
 	awk -v rounds="$ROUNDS" -f - "$RAW" <<'AWK'
 function median(s,    n, a, i, j, t) {

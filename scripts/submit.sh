@@ -7,12 +7,12 @@
 #   option/    every patch of patches/7.3/series but the 8.3 fast path, with
 #              a cover letter: "fat: add the nolongcreate mount option to vfat"
 #   fastpath/  the 8.3 fast path, patches/fastpath/*.patch, as [RFC PATCH]
-#              on top of the option series; one patch goes without a cover
-#              letter, its notes below --- kept
+#              on the same base, independent of the option series; one
+#              patch goes without a cover letter, its notes below --- kept
 #
 # under <cache>/submission/.  With --tree DIR (make submission TREE=DIR), a
 # mainline checkout (a kernel.org clone): both are applied onto its HEAD
-# (the option series with plain git am, the fast path on top of it), built
+# (each posting with plain git am, on its own), built
 # there, and written with git format-patch --base=<that commit>.  Without
 # it, onto the pristine linux-source-7.3 tree of ./qemu-run.sh, whose
 # upstream tag (v7.3-rc7 for Debian's 7.3~rc7) the cover letter names: no
@@ -68,27 +68,26 @@ or GIT_AUTHOR_NAME / GIT_AUTHOR_EMAIL):
                                 a cover letter "$OPTION_SUBJECT"
                                 (blurb: patches/$LINE/0000-cover-letter.patch)
   <cache>/submission/fastpath/  patches/fastpath/*.patch, the fast path as
-                                "[RFC PATCH]" on top of the option series.
+                                "[RFC PATCH]" on the same base, on its own.
                                 One patch goes alone, no cover letter: the
-                                notes below its --- (merge order, analysis
-                                of the figures) are kept, on a first
-                                posting too, with "It applies on top of the
-                                series ..." added.  A cover letter only for
+                                notes below its --- (how it meets the
+                                series, the figures) are kept, on a first
+                                posting too, with "It applies to <tag> on
+                                its own." added.  A cover letter only for
                                 several patches or with
                                 patches/fastpath/0000-cover-letter.patch
                                 (its blurb, else a built-in one).  Left
                                 out, and said so, while patches/fastpath/
                                 has no patch
 
-The base, onto which the option series is applied with plain git am and
-the fast path on top of it:
+The base, onto which the option series and the fast path are each applied
+with plain git am:
   --tree DIR (make submission TREE=DIR)  the HEAD commit of DIR, a mainline
         checkout (a clone of torvalds/linux.git, or of the tree expected to
         take the series), read only: the patches are made in a scratch
         clone, <cache>/submission/tree-mainline, and written with git
         format-patch --base=<that commit>, so each posting ends with its
-        base-commit: (and the fast path with the option series'
-        prerequisite-patch-id:) lines; the cover letter names the commit's
+        base-commit: line; the cover letter names the commit's
         git describe.
   without --tree  the pristine linux-source-$LINE tree that ./qemu-run.sh
         --kernel $LINE keeps in <cache>/src/$LINE/linux (read only here),
@@ -106,8 +105,8 @@ patch's ---; with --version N they are kept.  The fast path's notes are
 kept on any posting (no "Changes in vN" in them on a first one).  Then
 checked, each posting:
   - git am of the option series onto the base, and of the fast path onto
-    the base with the option series, gives the tree of the base with the
-    source patches applied;
+    the base alone, gives the tree of the base with the source patches
+    applied;
   - fs/fat builds with W=1 and no warning (the config of a ./qemu-run.sh
     --kernel $LINE build in <cache>/build/$LINE/, fat_test.c included),
     and the selftests it touches compile (<cache>/submission/build);
@@ -116,7 +115,7 @@ checked, each posting:
     when MAINTAINERS covers every file a patch adds or deletes, as
     ./qemu-run.sh does);
   - no placeholder identity; with --tree the base-commit: line of the base
-    (and the fast path's prerequisite-patch-id: lines), without it no
+    and no prerequisite-patch-id: line, without it no
     base-commit/prerequisite-patch-id line and the tag named (in the cover
     letter, or below the --- of a fast path sent without one); the
     recipients above in every file;
@@ -384,7 +383,7 @@ am() {
 
 # ---------------------------------------------------------------- commits --
 # make_commits NAME BASE PATCH...: the patches git am'd onto BASE (the base
-# tree's commit, or the option series' tip for the fast path), then each
+# tree's commit), then each
 # commit again with the sender as author (and committer), its
 # author date kept, and the patch author's Signed-off-by replaced by the
 # sender's; nothing else in the message changes.  Sets REF[NAME] (the tree)
@@ -393,16 +392,11 @@ TMP=$(mktemp -d "$OUT/tmp.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 declare -A REF TIP
 make_commits() {
-	local name=$1 base=$2 c aline orig adate parent=$2 what
+	local name=$1 base=$2 c aline orig adate parent=$2
 	shift 2
 	STEP="commits ($name)"
 	reset_tree
-	what="$name series on the base"
-	if [[ $base != "$PRISTINE" ]]; then
-		run git_t checkout -q -f --detach "$base" || fail "git checkout $base failed"
-		what="$name on top of the option series (patches/fastpath/ must be made on top of patches/$LINE/)"
-	fi
-	am "$what" "$@"
+	am "$name series on the base" "$@"
 	REF[$name]=$(git_t rev-parse 'HEAD^{tree}')
 	mapfile -t COMMITS < <(git_t rev-list --reverse "$base..HEAD")
 	[[ ${#COMMITS[@]} -eq $# ]] || fail "git am made ${#COMMITS[@]} commits of $# patches"
@@ -430,7 +424,7 @@ make_commits() {
 }
 make_commits option "$PRISTINE" "${OPTION[@]}"
 if [[ ${#FASTPATH[@]} -gt 0 ]]; then
-	make_commits fastpath "${TIP[option]}" "${FASTPATH[@]}"
+	make_commits fastpath "$PRISTINE" "${FASTPATH[@]}"
 fi
 
 # ----------------------------------------------------------- format-patch --
@@ -444,8 +438,7 @@ has_cover() { [[ $1 == option || $FAST_COVER == 1 ]]; }
 
 # format_patch NAME DIR RANGE [ARGS...]: the cover letter's From: is the
 # committer, hence the sender here too.  The fast path is an RFC; on a
-# mainline checkout each posting names its base (base-commit:, and for the
-# fast path the option series' patches as prerequisite-patch-id:).
+# mainline checkout each posting names its base (base-commit:).
 format_patch() {
 	local name=$1 dir=$2 range=$3 cover=--cover-letter base=--no-base rfc=()
 	shift 3
@@ -604,10 +597,9 @@ else
 This patch makes vfat show plain ASCII 8.3 names, and rule entries out in
 lookups, from a per-mount table instead of converting every 8.3 name through
 the codepage and the iocharset one character at a time.  What readdir shows
-and what a lookup finds are unchanged.  It is an RFC on top of the series
-"$OPTION_SUBJECT": speed only, independent of the option, and
-sent apart so that the option can be judged without it.  Its figures are in
-its commit message.
+and what a lookup finds are unchanged.  It is an RFC, speed only and
+independent of the series "$OPTION_SUBJECT", sent apart so that each can
+be judged without the other.  Its figures are in its commit message.
 EOB
 fi
 
@@ -618,7 +610,7 @@ if [[ -n $MAINLINE ]]; then
 else
 	ON=$TAG
 fi
-FAST_ON=$(printf 'It applies on top of the series "%s", on %s.\n' "$OPTION_SUBJECT" "$ON" | fold -s -w 72 | sed 's/ *$//')
+FAST_ON="It applies to $ON on its own."
 for s in "${SERIESNAMES[@]}"; do
 	if [[ $s == option ]]; then
 		grep -qF "The series applies to $ON." "$TMP/$s.blurb" ||
@@ -629,9 +621,7 @@ for s in "${SERIESNAMES[@]}"; do
 done
 
 for s in "${SERIESNAMES[@]}"; do
-	# the fast path: the commits on top of the option series
 	range=$PRISTINE..${TIP[$s]}
-	[[ $s == fastpath ]] && range=${TIP[option]}..${TIP[$s]}
 	format_patch "$s" "$TMP/$s" "$range"
 	recipients "$TMP/$s" >"$TMP/$s.recipients"
 	mapfile -t hdr <"$TMP/$s.recipients"
@@ -655,7 +645,7 @@ for s in "${SERIESNAMES[@]}"; do
 	mapfile -t outs < <(patches_in "$STAGE/$s")
 	[[ ${#outs[@]} -eq ${#srcs[@]} ]] ||
 		fail "format-patch wrote ${#outs[@]} patches for $s, not ${#srcs[@]}"
-	# the fast path's notes (merge order, the figures' analysis) on any
+	# the fast path's notes (how it meets the series, the figures) on any
 	# posting; without a cover letter they also say what it applies to
 	if [[ $s == fastpath ]] && ! has_cover "$s"; then
 		put_notes "${srcs[0]}" "${outs[0]}" "$FAST_ON"
@@ -789,15 +779,9 @@ for s in "${SERIESNAMES[@]}"; do
 	tagfile=$cover
 	has_cover "$s" || tagfile=${FILES[0]}
 
-	# (2) git am of this posting onto the base (the fast path: onto the
-	# base with the option posting)
+	# (2) git am of this posting onto the base, alone
 	reset_tree
 	onto="the base"
-	if [[ $s == fastpath ]]; then
-		mapfile -t OPTFILES < <(patches_in "$STAGE/option")
-		am "option/ on the base" "${OPTFILES[@]}"
-		onto="the base + option/"
-	fi
 	am "$s/ on $onto" "${FILES[@]}"
 	got=$(git_t rev-parse 'HEAD^{tree}')
 	if [[ $got == "${REF[$s]}" ]]; then
@@ -832,17 +816,15 @@ for s in "${SERIESNAMES[@]}"; do
 		notok "$s: placeholder identity left in: ${leak//$'\n'/ }"
 	fi
 	if [[ -n $MAINLINE ]]; then
-		# base-commit: in the cover letter, else in the last patch; the
-		# fast path names each option patch as a prerequisite
+		# base-commit: in the cover letter, else in the last patch;
+		# each posting stands on the base alone
 		last=${FILES[-1]}
 		has_cover "$s" && last=$cover
 		npre=$(cat "$STAGE/$s"/*.patch | grep -c '^prerequisite-patch-id: ' || true)
-		want=0
-		[[ $s == fastpath ]] && want=${#OPTION[@]}
 		if ! grep -qx "base-commit: $PRISTINE" "$last"; then
 			notok "$s: no 'base-commit: $PRISTINE' in ${last##*/}"
-		elif [[ $npre != "$want" ]]; then
-			notok "$s: $npre prerequisite-patch-id: line(s), not $want"
+		elif [[ $npre != 0 ]]; then
+			notok "$s: $npre prerequisite-patch-id: line(s), not 0"
 		elif ! grep -qF "$TAG" "$tagfile"; then
 			notok "$s: ${tagfile##*/} does not name $TAG"
 		else
@@ -857,9 +839,16 @@ for s in "${SERIESNAMES[@]}"; do
 	fi
 	if [[ $s == fastpath ]]; then
 		if grep -q '^Subject: \[RFC PATCH' "${FILES[@]}"; then
-			ok "$s: sent as [RFC PATCH], on top of the option series"
+			ok "$s: sent as [RFC PATCH], on the base alone"
 		else
 			notok "$s: not an [RFC PATCH]"
+		fi
+		# the copy qemu-run.sh tests on top of the series: the same change
+		if out=$("$REPO/scripts/fastpath-stacked.sh" 2>&1); then
+			ok "$s: ${out#*: }"
+		else
+			notok "$s: patches/fastpath-$LINE is not the change posted"
+			printf '%s\n' "$out" | sed 's/^/  | /'
 		fi
 	fi
 	missing=()
@@ -930,11 +919,11 @@ echo "$PROG: written and checked, From: $SENDER, applying to $BASEDESC"
 list option "option series (${#OPTION[@]} patches + cover letter)"
 if [[ ${#FASTPATH[@]} -gt 0 ]]; then
 	if has_cover fastpath; then
-		list fastpath "fast path (RFC, ${#FASTPATH[@]} patch(es) + cover letter, on top of the option series)"
+		list fastpath "fast path (RFC, ${#FASTPATH[@]} patch(es) + cover letter, on the base alone)"
 	else
-		list fastpath "fast path (RFC, ${#FASTPATH[@]} patch, no cover letter, on top of the option series)"
+		list fastpath "fast path (RFC, ${#FASTPATH[@]} patch, no cover letter, on the base alone)"
 	fi
-	echo "Send the option series first, then the RFC: git send-email $OUT/option/*.patch; git send-email $OUT/fastpath/*.patch"
+	echo "Send the option series and the RFC as two threads: git send-email $OUT/option/*.patch; git send-email $OUT/fastpath/*.patch"
 else
 	echo "No fast path (patches/fastpath/ has no patch).  Send with: git send-email $OUT/option/*.patch"
 fi

@@ -974,6 +974,7 @@ list() { # SERIES DESCRIPTION
 		echo "    ${f##*/}"
 	done
 	sed -e 's/^--to=/    To: /' -e 's/^--cc=/    Cc: /' "$TMP/$1.recipients"
+	[[ $1 != option ]] || echo "    Cc: $API_CC (the cover letter and the patches that change $API_DOC)"
 }
 echo "$PROG: written and checked, From: $SENDER, applying to $BASEDESC"
 list option "option series (${#OPTION[@]} patches + cover letter)"

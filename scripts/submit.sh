@@ -54,6 +54,11 @@ EXTRA_TO=()
 EXTRA_CC=("Andrew Morton <akpm@linux-foundation.org>" "Christian Brauner <brauner@kernel.org>"
 	"Alexander Viro <viro@zeniv.linux.org.uk>" "Jan Kara <jack@suse.cz>"
 	"linux-fsdevel@vger.kernel.org")
+# User-space API changes are copied to linux-api (submitting-patches.rst):
+# Cc it on the option's cover letter and on each patch that changes the
+# documented mount options.
+API_CC=linux-api@vger.kernel.org
+API_DOC=Documentation/filesystems/vfat.rst
 
 usage() {
 	cat <<EOF
@@ -99,7 +104,9 @@ with plain git am:
 
 Written by git format-patch --thread, To: the maintainers and Cc: the
 reviewers and lists that the base tree's scripts/get_maintainer.pl names,
-plus Cc: ${EXTRA_CC[*]}.  A first posting carries no version notes:
+plus Cc: ${EXTRA_CC[*]}; and Cc: $API_CC on the option's
+cover letter and on each patch that changes $API_DOC (the
+user-space API).  A first posting carries no version notes:
 neither the cover's "Changes in vN" sections nor the notes below an option
 patch's ---; with --version N they are kept.  The fast path's notes are
 kept on any posting (no "Changes in vN" in them on a first one).  Then
@@ -487,6 +494,22 @@ recipients() {
 		  cc[a] = 1; print "--cc=" $0 }' "$TMP/to" "$TMP/cc"
 }
 
+# api_patch FILE: is FILE the cover letter or a patch that changes the
+# documented user-space API (API_DOC)?
+api_patch() {
+	[[ $1 == *0000-cover-letter.patch ]] || grep -qF "diff --git a/$API_DOC " "$1"
+}
+
+# api_cc DIR: a "Cc: $API_CC" header in each api_patch of DIR
+api_cc() {
+	local f
+	for f in "$1"/*.patch; do
+		api_patch "$f" || continue
+		awk -v cc="Cc: $API_CC" '!done && /^Subject: / { print cc; done = 1 } { print }' \
+			"$f" >"$f.new" && mv "$f.new" "$f"
+	done
+}
+
 # fill_cover COVER SUBJECT BLURBFILE: the *** SUBJECT HERE *** and
 # *** BLURB HERE *** of a format-patch cover letter; the Subject: header
 # folded at 78 columns as git folds it, MIME headers when the blurb is not
@@ -626,6 +649,7 @@ for s in "${SERIESNAMES[@]}"; do
 	recipients "$TMP/$s" >"$TMP/$s.recipients"
 	mapfile -t hdr <"$TMP/$s.recipients"
 	format_patch "$s" "$STAGE/$s" "$range" "${hdr[@]}"
+	[[ $s == option ]] && api_cc "$STAGE/$s"
 	if [[ $s == option ]]; then
 		subject=$OPTION_SUBJECT
 		srcs=("${OPTION[@]}")
@@ -867,6 +891,19 @@ for s in "${SERIESNAMES[@]}"; do
 	else
 		notok "$s: recipients missing: ${missing[*]}"
 	fi
+	if [[ $s == option ]]; then
+		api=() missing=()
+		for f in "$STAGE/$s"/*.patch; do
+			api_patch "$f" || continue
+			api+=("${f##*/}")
+			sed '/^$/q' "$f" | grep -qixF "Cc: $API_CC" || missing+=("${f##*/}")
+		done
+		if [[ ${#api[@]} -lt 2 || ${#missing[@]} -gt 0 ]]; then
+			notok "$s: Cc: $API_CC missing on: ${missing[*]:-no patch changes $API_DOC}"
+		else
+			ok "$s: Cc: $API_CC on ${api[*]}"
+		fi
+	fi
 	if [[ $VERSION == 1 && $s == fastpath ]]; then
 		# a first posting: the fast path's notes are kept, but carry no
 		# version history
@@ -914,6 +951,7 @@ list() { # SERIES DESCRIPTION
 		echo "    ${f##*/}"
 	done
 	sed -e 's/^--to=/    To: /' -e 's/^--cc=/    Cc: /' "$TMP/$1.recipients"
+	[[ $1 != option ]] || echo "    Cc: $API_CC (the cover letter and the patches that change $API_DOC)"
 }
 echo "$PROG: written and checked, From: $SENDER, applying to $BASEDESC"
 list option "option series (${#OPTION[@]} patches + cover letter)"

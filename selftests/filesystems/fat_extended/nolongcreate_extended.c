@@ -3555,9 +3555,8 @@ static bool nlc_kernel_at_least(unsigned int major, unsigned int minor)
  * it and gives @reason.  fat parses its parameters with fs_context since
  * v6.11 (commit 634440b69c7f "fat: Convert to new mount api"): fs_parse()
  * or the VFS logs why one is refused ("e vfat: Unexpected value for
- * 'nolongcreate'"), so from 6.11 on the message is required, and a mount
- * and a reconfigure must give the same @reason.  Before, fat sits behind
- * the legacy wrapper, which logs nothing about fat's options.
+ * 'nolongcreate'"), so from 6.11 on the message is required.  Before, fat
+ * sits behind the legacy wrapper, which logs nothing about fat's options.
  */
 static void nlc_expect_logged(struct __test_metadata *_metadata, int fd,
 			      const char *key, const char *reason,
@@ -3738,19 +3737,19 @@ FIXTURE_TEARDOWN(nlc_fc)
 #define NLC_UNKNOWN_REFUSED "Unknown parameter"
 
 /*
- * Either option with a value; the key is what precedes the '='.  One spec
- * entry, fsparam_flag_no("longcreate"): fs_parse() takes the "no" form
- * only as a flag, so "nolongcreate=1" is an unknown key (logged by the VFS
- * at mount and on reconfigure, where fat returns fs_parse()'s -ENOPARAM for
- * it) and "longcreate=1" a flag with a value (logged by fs_parse(), also on
- * reconfigure)
+ * Either option with a value; the key is what precedes the '='.  At mount,
+ * one spec entry, fsparam_flag_no("longcreate"): fs_parse() takes the "no"
+ * form only as a flag, so "nolongcreate=1" is an unknown key (logged by the
+ * VFS) and "longcreate=1" a flag with a value (logged by fs_parse()).  On
+ * reconfigure, vfat_remount_spec declares both as flags: a value to either
+ * is logged by fs_parse().
  */
 static const struct {
 	const char *opt;
-	const char *reason;	/* at mount and on reconfigure */
+	const char *mount, *reconf;	/* the reason logged */
 } nlc_fc_bad[] = {
-	{ "nolongcreate=1", NLC_UNKNOWN_REFUSED },
-	{ "longcreate=1", NLC_VALUE_REFUSED },
+	{ "nolongcreate=1", NLC_UNKNOWN_REFUSED, NLC_VALUE_REFUSED },
+	{ "longcreate=1", NLC_VALUE_REFUSED, NLC_VALUE_REFUSED },
 };
 
 static void nlc_fc_key(const char *opt, char *key, size_t size)
@@ -3783,7 +3782,7 @@ TEST_F(nlc_fc, fsmount_option_with_value_fails_einval)
 		EXPECT_TRUE(nlc_failed_at(step, nlc_fc_bad[i].opt)) {
 			TH_LOG("\"%s\": failed at %s", nlc_fc_bad[i].opt, step);
 		}
-		nlc_expect_logged(_metadata, fd, key, nlc_fc_bad[i].reason,
+		nlc_expect_logged(_metadata, fd, key, nlc_fc_bad[i].mount,
 				  nlc_fc_bad[i].opt);
 		close(fd);
 	}
@@ -3826,7 +3825,7 @@ TEST_F(nlc_fc, fspick_option_with_value_is_refused)
 				       strerror(err));
 			}
 			nlc_expect_logged(_metadata, fd, key,
-					  nlc_fc_bad[i].reason, nlc_fc_bad[i].opt);
+					  nlc_fc_bad[i].reconf, nlc_fc_bad[i].opt);
 			close(fd);
 			nlc_expect_state(_metadata, n, nolong);
 		}

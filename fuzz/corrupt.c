@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -517,13 +518,17 @@ static void make_image_nr(unsigned long long seed, long i, char *muts, size_t si
 /* ----------------------------------------------------------- operations -- */
 enum { OP_READDIR, OP_LOOKUP, OP_READ, OP_CREATE, OP_MKDIR, OP_RENAME, OP_UNLINK, NOP };
 static const char *const op_names[NOP] = { "readdir", "lookup", "read", "create", "mkdir", "rename", "unlink" };
-static unsigned long ops[NOP], ops_ok[NOP], long_refused, long_tried_nlc;
+/* what a child (one image's mounts) hands back to its parent */
+static struct stats {
+	unsigned long ops[NOP], ops_ok[NOP], long_refused, long_made, long_tried_nlc;
+	unsigned long mounts, mount_fail, nlc_mounts;
+} fig;
 
 static void op(int kind, int r)
 {
-	ops[kind]++;
+	fig.ops[kind]++;
 	if (r == 0)
-		ops_ok[kind]++;
+		fig.ops_ok[kind]++;
 }
 
 #define MAXPATHS 96
@@ -572,7 +577,7 @@ static int new_name(char *out, size_t size)
 	case 4: snprintf(out, size, "%c%u", sfn_chars[rn(26)], (unsigned int)rn(100)); break;
 	default: snprintf(out, size, "x%u.tar.gz", (unsigned int)rn(100)); break;
 	}
-	return k == 2 || k == 5;	/* long either way */
+	return k == 2 || k == 5;	/* not 8.3: ENAMETOOLONG or EINVAL under nolongcreate */
 }
 
 static const char *some_dir(void)
@@ -653,13 +658,14 @@ static void exercise(int nlc)
 		fd = open(p, O_CREAT | O_WRONLY | (rn(2) ? O_EXCL : 0), 0644);
 		op(OP_CREATE, fd < 0 ? -1 : 0);
 		if (nlc && is_long) {
-			long_tried_nlc++;
-			if (fd < 0 && errno == ENAMETOOLONG)
-				long_refused++;
+			fig.long_tried_nlc++;
+			if (fd < 0 && (errno == ENAMETOOLONG || errno == EINVAL))
+				fig.long_refused++;
+			fig.long_made += fd >= 0;	/* never, under nolongcreate */
 		}
 		if (fd >= 0) {
 			if (rn(2) && write(fd, buf, 1 + rn(sizeof(buf))) < 0)
-				ops[OP_CREATE] += 0;
+				errno = 0;	/* EIO, ENOSPC, EROFS: fat on a broken image */
 			close(fd);
 		}
 	}
@@ -734,12 +740,73 @@ static void kmsg(const char *fmt, ...)
 	}
 }
 
+/*
+ * The image's mounts in a child, so that a mount or an operation that never
+ * returns is seen: after IMAGE_TIMEOUT seconds without the child's answer
+ * the blocked tasks go to the kernel log (sysrq w) and the program fails.
+ */
+#define IMAGE_TIMEOUT 300
+static void run_image(const char *dev, unsigned long long seed, long i, int nmount)
+{
+	struct pollfd pfd;
+	int p[2], m, fd, status;
+	pid_t pid;
+
+	if (pipe(p))
+		die("pipe: %s", strerror(errno));
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid) {
+		close(p[0]);
+		for (m = 0; m < nmount; m++) {
+			int nlc = (m + i) & 1;
+
+			gen_config(nlc);
+			fd = open(dev, O_WRONLY);
+			if (fd < 0 || pwrite(fd, img, total_sec * SEC, 0) != (ssize_t)(total_sec * SEC) ||
+			    fsync(fd) || close(fd))
+				die("write %s: %s", dev, strerror(errno));
+			kmsg("nlc-corrupt: image %ld seed %llu mount %d FAT%u %s\n", i, seed, m, bits, cfg);
+			fig.mounts++;
+			if (mount(dev, MNT, "vfat", MS_NOATIME, cfg)) {
+				fig.mount_fail++;
+				continue;
+			}
+			fig.nlc_mounts += nlc;
+			exercise(nlc);
+			if (umount(MNT))
+				die("umount image %ld: %s", i, strerror(errno));
+		}
+		if (write(p[1], &fig, sizeof(fig)) != sizeof(fig))
+			die("pipe: %s", strerror(errno));
+		_exit(0);
+	}
+	close(p[1]);
+	pfd.fd = p[0];
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, IMAGE_TIMEOUT * 1000) == 0) {
+		kmsg("nlc-corrupt: image %ld seed %llu: no end after %d s\n", i, seed, IMAGE_TIMEOUT);
+		fd = open("/proc/sysrq-trigger", O_WRONLY);
+		if (fd >= 0 && write(fd, "w", 1) == 1)
+			close(fd);
+		die("image %ld: no end after %d s (hung?)", i, IMAGE_TIMEOUT);
+	}
+	if (read(p[0], &fig, sizeof(fig)) != sizeof(fig)) {
+		waitpid(pid, &status, 0);
+		die("image %ld: the child ended without its figures (status 0x%x)", i, status);
+	}
+	close(p[0]);
+	waitpid(pid, &status, 0);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long long seed = 1;
 	long count = 1, start = 0, i;
-	unsigned long mounts = 0, mount_fail = 0, nlc_mounts = 0, total = 0, images = 0;
-	int nmount = 2, a, m, k, lfd = -1, fd;
+	unsigned long total = 0, images = 0;
+	int nmount = 2, a, k, lfd = -1, fd;
 	const char *write_image = NULL;
 	char dev[32], muts[200];
 
@@ -785,37 +852,19 @@ int main(int argc, char **argv)
 		unsigned long before = total;
 
 		make_image_nr(seed, i, muts, sizeof(muts));
-		for (m = 0; m < nmount; m++) {
-			int nlc = (m + i) & 1;
-
-			gen_config(nlc);
-			fd = open(dev, O_WRONLY);
-			if (fd < 0 || pwrite(fd, img, total_sec * SEC, 0) != (ssize_t)(total_sec * SEC) ||
-			    fsync(fd) || close(fd))
-				die("write %s: %s", dev, strerror(errno));
-			kmsg("nlc-corrupt: image %ld seed %llu mount %d FAT%u %s\n", i, seed, m, bits, cfg);
-			mounts++;
-			if (mount(dev, MNT, "vfat", MS_NOATIME, cfg)) {
-				mount_fail++;
-				continue;
-			}
-			nlc_mounts += nlc;
-			exercise(nlc);
-			if (umount(MNT))
-				die("umount image %ld: %s", i, strerror(errno));
-		}
+		run_image(dev, seed, i, nmount);
 		for (total = 0, k = 0; k < NOP; k++)
-			total += ops[k];
+			total += fig.ops[k];
 		images++;
 		printf("IMAGE %ld fat%u mutations=%s ops=%lu\n", i, bits, muts, total - before);
 		fflush(stdout);
 	}
 	loop_detach(lfd);
 	printf("TOTAL images=%lu mounts=%lu mount_fail=%lu nolongcreate_mounts=%lu ops=%lu",
-	       images, mounts, mount_fail, nlc_mounts, total);
+	       images, fig.mounts, fig.mount_fail, fig.nlc_mounts, total);
 	for (k = 0; k < NOP; k++)
-		printf(" %s=%lu/%lu", op_names[k], ops_ok[k], ops[k]);
-	printf(" long_refused=%lu/%lu mutations:", long_refused, long_tried_nlc);
+		printf(" %s=%lu/%lu", op_names[k], fig.ops_ok[k], fig.ops[k]);
+	printf(" long_refused=%lu/%lu long_made=%lu mutations:", fig.long_refused, fig.long_tried_nlc, fig.long_made);
 	for (k = 0; k < NMUT; k++)
 		printf(" %s=%lu", mut_names[k], mut_count[k]);
 	printf("\n");

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run-corrupt.sh [--seed S] [--count N] [--chunk C] [--kernel LINE] [--config CFG] [qemu-run.sh options...]
+# run-corrupt.sh [--seed S] [--count N] [--chunk C] [--kernel LINE] [--config CFG]
+#                [--only with|without] [--plus PATCH] [qemu-run.sh options...]
 #
 # The corruption fuzzer (fuzz/corrupt.c, nlc-corrupt): N broken images of
 # seed S, each mounted with and without nolongcreate and worked on
@@ -21,15 +22,16 @@
 # own "FAT-fs (...): error, ..." lines and its remount read-only are its
 # handling of a broken image, not splats (errors=panic is never used).
 # Zero images, zero operations or no nolongcreate mount also fail.
-# Without --seed a random seed is drawn and printed.  Output: the figures,
+# --only: one of the two kernels; --plus PATCH: a mutant on top of them
+# (not on the pristine kernel).  Without --seed a random seed is drawn and printed.  Output: the figures,
 # then "corrupt: N passed, N failed" (one case per kernel); exit status 0
 # only if no splat of the series' and no failed run.
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${XDG_CACHE_HOME:-${HOME:-$(cd ~ && pwd)}/.cache}/vfat-nolongcreate
 FAST=fat-show-plain-ASCII-8.3-names
-COUNT=200 SEED='' CHUNK=500 KLINE=7.3 CFG=debug
-QARGS=()
+COUNT=200 SEED='' CHUNK=100 KLINE=7.3 CFG=debug KINDS=(with without)
+QARGS=() PLUS=()
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--count) COUNT=$2; shift 2 ;;
@@ -37,26 +39,29 @@ while [[ $# -gt 0 ]]; do
 	--chunk) CHUNK=$2; shift 2 ;;
 	--kernel) KLINE=$2; shift 2 ;;
 	--config) CFG=$2; shift 2 ;;
+	--only) KINDS=("$2"); shift 2 ;;
+	--plus) PLUS=(--plus "$2"); shift 2 ;;
 	--cache) CACHE=$2; QARGS+=("$1" "$2"); shift 2 ;;
 	*) QARGS+=("$1"); shift ;;
 	esac
 done
 [[ $COUNT =~ ^[1-9][0-9]*$ && $CHUNK =~ ^[1-9][0-9]*$ ]] || { echo "run-corrupt.sh: --count and --chunk want a positive number" >&2; exit 2; }
+[[ ${KINDS[*]} == with || ${KINDS[*]} == without || ${#KINDS[@]} == 2 ]] || { echo "run-corrupt.sh: --only wants with or without" >&2; exit 2; }
 [[ -n $SEED ]] || SEED=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
 OUT=$CACHE/corrupt
 mkdir -p "$OUT"
 "$REPO/fuzz/build-static.sh" "$OUT/bin"
 BIN=$OUT/bin/nlc-corrupt
-REPRO="$0 --seed $SEED --count $COUNT --kernel $KLINE --config $CFG${QARGS[*]:+ ${QARGS[*]}}"
-echo "=== nlc-corrupt --seed $SEED, images 0-$((COUNT - 1)), linux-source-$KLINE ($CFG) with and without $FAST"
+REPRO="$0 --seed $SEED --count $COUNT --kernel $KLINE --config $CFG${PLUS[*]:+ ${PLUS[*]}}${QARGS[*]:+ ${QARGS[*]}}"
+echo "=== nlc-corrupt --seed $SEED, images 0-$((COUNT - 1)), linux-source-$KLINE ($CFG${PLUS[*]:+ ${PLUS[*]}}): ${KINDS[*]/%/ $FAST}"
 
 # boot TAG START N [qemu-run.sh options...]: images START.. of the seed;
 # the log in $OUT/TAG.log, the console in $OUT/TAG.console; status of qemu-run.sh
 boot() {
 	local tag=$1 start=$2 n=$3 rc=0 res
 	shift 3
-	# ~1-2 images/s under TCG on the debug kernel; ample margin
-	"$REPO/qemu-run.sh" --kernel "$KLINE" --config "$CFG" "$@" --no-suite --timeout $((300 + n * 3)) \
+	# ~5-10 s an image under TCG on the debug kernel (some 30 s); the guest stops an image after 300 s
+	"$REPO/qemu-run.sh" --kernel "$KLINE" --config "$CFG" "$@" --no-suite --timeout $((400 + n * 20)) \
 		--run "$BIN --seed $SEED --start $start --count $n" "${QARGS[@]}" >"$OUT/$tag.log" 2>&1 || rc=$?
 	res=$(sed -n 's/^results: //p' "$OUT/$tag.log" | tail -n 1)
 	cp "$res/console.log" "$OUT/$tag.console" 2>/dev/null || : >"$OUT/$tag.console"
@@ -75,9 +80,9 @@ failed_image() { # TAG
 }
 
 SUM_IMAGES=0 SUM_OPS=0 PASS=0 FAIL=0 SPLATS_OURS=0 SPLATS_PRISTINE=0 PRISTINE_IMAGES=()
-for kind in with without; do
-	args=()
-	[[ $kind == without ]] && args=(--without "$FAST")
+for kind in "${KINDS[@]}"; do
+	args=("${PLUS[@]}")
+	[[ $kind == without ]] && args+=(--without "$FAST")
 	start=0 ok=1 t0=$SECONDS kbuilt=''
 	: >"$OUT/$kind.txt"
 	while ((start < COUNT)); do
@@ -123,7 +128,7 @@ for kind in with without; do
 	done
 	# not vacuous: every image run, operations of every kind, nolongcreate refusing a long name
 	images=$(grep -oE '^IMAGE [0-9]+ ' "$OUT/$kind.txt" | sort -u | wc -l)
-	fields=(mounts mount_fail nolongcreate_mounts ops readdir lookup read create mkdir rename unlink long_refused)
+	fields=(mounts mount_fail nolongcreate_mounts ops readdir lookup read create mkdir rename unlink long_refused long_made)
 	declare -A T=()
 	for f in "${fields[@]}"; do
 		T[$f]=$(awk -v f="$f" '/^TOTAL / { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == f) {
@@ -137,13 +142,14 @@ for kind in with without; do
 			((${T[$f]##*/} > 0)) || { echo "  $kind: no $f"; ok=0; }
 		done
 		[[ ${T[long_refused]%%/*} -gt 0 ]] || { echo "  $kind: nolongcreate never refused a long name"; ok=0; }
+		[[ ${T[long_made]} == 0 ]] || { echo "  $kind: ${T[long_made]} files with a name that is not 8.3 made under nolongcreate"; ok=0; }
 	fi
-	echo "  $kind: $images images, ${T[mounts]} mounts (${T[mount_fail]} refused, ${T[nolongcreate_mounts]} with nolongcreate), ${T[ops]} operations: readdir ${T[readdir]}, lookup ${T[lookup]}, read ${T[read]}, create ${T[create]}, mkdir ${T[mkdir]}, rename ${T[rename]}, unlink/rmdir ${T[unlink]} (succeeded/made); long names refused by nolongcreate ${T[long_refused]} ($((SECONDS - t0)) s)"
+	echo "  $kind: $images images, ${T[mounts]} mounts (${T[mount_fail]} refused, ${T[nolongcreate_mounts]} with nolongcreate), ${T[ops]} operations: readdir ${T[readdir]}, lookup ${T[lookup]}, read ${T[read]}, create ${T[create]}, mkdir ${T[mkdir]}, rename ${T[rename]}, unlink/rmdir ${T[unlink]} (succeeded/made); names that are not 8.3 refused by nolongcreate ${T[long_refused]}, made ${T[long_made]} ($((SECONDS - t0)) s)"
 	SUM_IMAGES=$((SUM_IMAGES + images)) SUM_OPS=$((SUM_OPS + T[ops]))
 	if ((ok)); then PASS=$((PASS + 1)); else FAIL=$((FAIL + 1)); fi
 	unset T
 done
-echo "corrupt: seed $SEED, $SUM_IMAGES images, $SUM_OPS operations on two kernels; splats: $SPLATS_OURS of the series, $SPLATS_PRISTINE of the pristine kernel${PRISTINE_IMAGES[*]:+ (images ${PRISTINE_IMAGES[*]})}"
+echo "corrupt: seed $SEED, $SUM_IMAGES images, $SUM_OPS operations on ${#KINDS[@]} kernel(s); splats: $SPLATS_OURS of the series, $SPLATS_PRISTINE of the pristine kernel${PRISTINE_IMAGES[*]:+ (images ${PRISTINE_IMAGES[*]})}"
 ((FAIL == 0)) || echo "run-corrupt.sh: FAILED; reproduce: $REPRO" >&2
 echo "corrupt: $PASS passed, $FAIL failed"
 ((FAIL == 0))

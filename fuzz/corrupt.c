@@ -521,11 +521,20 @@ static const char *const op_names[NOP] = { "readdir", "lookup", "read", "create"
 /* what a child (one image's mounts) hands back to its parent */
 static struct stats {
 	unsigned long ops[NOP], ops_ok[NOP], long_refused, long_made, long_tried_nlc;
-	unsigned long mounts, mount_fail, nlc_mounts;
+	unsigned long mounts, mount_fail, nlc_mounts, cut;
 } fig;
+
+/* a mount's operations stop after MOUNT_SECONDS: on a looping chain each one walks it */
+#define MOUNT_SECONDS 60
+static double mount_t0;
+static int cut;
 
 static void op(int kind, int r)
 {
+	if (!cut && now_s() - mount_t0 > MOUNT_SECONDS) {
+		cut = 1;
+		fig.cut++;
+	}
 	fig.ops[kind]++;
 	if (r == 0)
 		fig.ops_ok[kind]++;
@@ -545,7 +554,7 @@ static void walk(const char *dir, int depth)
 	op(OP_READDIR, dp ? 0 : -1);
 	if (!dp)
 		return;
-	while (budget-- > 0 && (d = readdir(dp))) {
+	while (!cut && budget-- > 0 && (d = readdir(dp))) {
 		char p[320];
 		struct stat st;
 
@@ -603,7 +612,7 @@ static void exercise(int nlc)
 	budget = 400;
 	walk(MNT, 0);
 	/* lookups: listed names in another case, the raw names, near misses */
-	for (i = 0; i < 24; i++) {
+	for (i = 0; i < 24 && !cut; i++) {
 		if (npaths && rn(2)) {
 			int j, len;
 
@@ -636,7 +645,7 @@ static void exercise(int nlc)
 		op(OP_LOOKUP, lstat(p, &st));
 	}
 	/* reads */
-	for (i = 0; i < 4 && npaths; i++) {
+	for (i = 0; i < 4 && npaths && !cut; i++) {
 		int j = rn(npaths);
 
 		if (ptype[j] == DT_DIR)
@@ -652,7 +661,7 @@ static void exercise(int nlc)
 		op(OP_READ, r);
 	}
 	/* create and write */
-	for (i = 0; i < 6; i++) {
+	for (i = 0; i < 6 && !cut; i++) {
 		is_long = new_name(nm, sizeof(nm));
 		snprintf(p, sizeof(p), "%s/%s", some_dir(), nm);
 		fd = open(p, O_CREAT | O_WRONLY | (rn(2) ? O_EXCL : 0), 0644);
@@ -670,7 +679,7 @@ static void exercise(int nlc)
 		}
 	}
 	/* mkdir */
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 3 && !cut; i++) {
 		new_name(nm, sizeof(nm));
 		snprintf(p, sizeof(p), "%s/%s", some_dir(), nm);
 		op(OP_MKDIR, mkdir(p, 0755));
@@ -679,7 +688,7 @@ static void exercise(int nlc)
 	npaths = 0;
 	budget = 400;
 	walk(MNT, 0);
-	for (i = 0; i < 6 && npaths; i++) {
+	for (i = 0; i < 6 && npaths && !cut; i++) {
 		const char *src = paths[rn(npaths)];
 		unsigned int flags = 0;
 
@@ -700,7 +709,7 @@ static void exercise(int nlc)
 		op(OP_RENAME, r);
 	}
 	/* unlink and rmdir */
-	for (i = 0; i < 3 && npaths; i++) {
+	for (i = 0; i < 3 && npaths && !cut; i++) {
 		int j = rn(npaths);
 
 		op(OP_UNLINK, ptype[j] == DT_DIR ? rmdir(paths[j]) : unlink(paths[j]));
@@ -775,6 +784,8 @@ static void run_image(const char *dev, unsigned long long seed, long i, int nmou
 				continue;
 			}
 			fig.nlc_mounts += nlc;
+			mount_t0 = now_s();
+			cut = 0;
 			exercise(nlc);
 			if (umount(MNT))
 				die("umount image %ld: %s", i, strerror(errno));
@@ -860,8 +871,8 @@ int main(int argc, char **argv)
 		fflush(stdout);
 	}
 	loop_detach(lfd);
-	printf("TOTAL images=%lu mounts=%lu mount_fail=%lu nolongcreate_mounts=%lu ops=%lu",
-	       images, fig.mounts, fig.mount_fail, fig.nlc_mounts, total);
+	printf("TOTAL images=%lu mounts=%lu mount_fail=%lu nolongcreate_mounts=%lu cut_short=%lu ops=%lu",
+	       images, fig.mounts, fig.mount_fail, fig.nlc_mounts, fig.cut, total);
 	for (k = 0; k < NOP; k++)
 		printf(" %s=%lu/%lu", op_names[k], fig.ops_ok[k], fig.ops[k]);
 	printf(" long_refused=%lu/%lu long_made=%lu mutations:", fig.long_refused, fig.long_tried_nlc, fig.long_made);

@@ -128,7 +128,7 @@ for kind in "${KINDS[@]}"; do
 	done
 	# not vacuous: every image run, operations of every kind, nolongcreate refusing a long name
 	images=$(grep -oE '^IMAGE [0-9]+ ' "$OUT/$kind.txt" | sort -u | wc -l)
-	fields=(mounts mount_fail nolongcreate_mounts ops readdir lookup read create mkdir rename unlink long_refused long_made)
+	fields=(mounts mount_fail nolongcreate_mounts cut_short ops readdir lookup read create mkdir rename unlink long_refused long_made)
 	declare -A T=()
 	for f in "${fields[@]}"; do
 		T[$f]=$(awk -v f="$f" '/^TOTAL / { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == f) {
@@ -144,7 +144,7 @@ for kind in "${KINDS[@]}"; do
 		[[ ${T[long_refused]%%/*} -gt 0 ]] || { echo "  $kind: nolongcreate never refused a long name"; ok=0; }
 		[[ ${T[long_made]} == 0 ]] || { echo "  $kind: ${T[long_made]} files with a name that is not 8.3 made under nolongcreate"; ok=0; }
 	fi
-	echo "  $kind: $images images, ${T[mounts]} mounts (${T[mount_fail]} refused, ${T[nolongcreate_mounts]} with nolongcreate), ${T[ops]} operations: readdir ${T[readdir]}, lookup ${T[lookup]}, read ${T[read]}, create ${T[create]}, mkdir ${T[mkdir]}, rename ${T[rename]}, unlink/rmdir ${T[unlink]} (succeeded/made); names that are not 8.3 refused by nolongcreate ${T[long_refused]}, made ${T[long_made]} ($((SECONDS - t0)) s)"
+	echo "  $kind: $images images, ${T[mounts]} mounts (${T[mount_fail]} refused, ${T[nolongcreate_mounts]} with nolongcreate, ${T[cut_short]} cut short after 60 s), ${T[ops]} operations: readdir ${T[readdir]}, lookup ${T[lookup]}, read ${T[read]}, create ${T[create]}, mkdir ${T[mkdir]}, rename ${T[rename]}, unlink/rmdir ${T[unlink]} (succeeded/made); names that are not 8.3 refused by nolongcreate ${T[long_refused]}, made ${T[long_made]} ($((SECONDS - t0)) s)"
 	SUM_IMAGES=$((SUM_IMAGES + images)) SUM_OPS=$((SUM_OPS + T[ops]))
 	if ((ok)); then PASS=$((PASS + 1)); else FAIL=$((FAIL + 1)); fi
 	unset T

@@ -11,7 +11,7 @@
 ARGS ?=
 
 .PHONY: help check check-series shellcheck run debug shell bench fuzz fuzz-short \
-	lookdiff lookdiff-short kunit deb deb-check distro check-debian submission docs-check \
+	lookdiff lookdiff-short corrupt corrupt-short kunit deb deb-check distro check-debian submission docs-check \
 	transcript fat83 fat83-test fat83-host-test fat83-guest card-host-test kernel-hook-test card-guest kcsan-judge-test kcsan-mutant
 
 help:
@@ -22,7 +22,8 @@ help:
 	@echo "                   kselftests (the series' and the project's extended suite)"
 	@echo "                   and fat's KUnit suite in QEMU, one kernel per line: normal"
 	@echo '                   on 6.1, kcsan on 6.12, debug on 7.3; on 7.3 also make'
-	@echo '                   lookdiff-short (debug) and make kunit; then make check-debian'
+	@echo '                   lookdiff-short, corrupt-short (debug) and make kunit; then'
+	@echo '                   make check-debian'
 	@echo '                   (deb-check of Debian 12 and 13, their --distro-kernel boots)'
 	@echo 'make check-series  only the series hygiene part (all lines) and make shellcheck'
 	@echo "make shellcheck    shellcheck of the project's shell scripts, dkms/'s included"
@@ -41,6 +42,11 @@ help:
 	@echo '                   kernel with it vs without it, 100000 cold lookups of random'
 	@echo '                   raw 8.3 entries, random seed (FUZZ_ARGS="--seed N --count N")'
 	@echo 'make lookdiff-short the same, 2000 lookups, seed 1 (also part of make check)'
+	@echo 'make corrupt       corruption fuzzer: 2000 broken FAT images, random seed, on'
+	@echo '                   the 7.3 debug kernel with and without the 8.3 fast path,'
+	@echo '                   mounted with and without nolongcreate; zero splats'
+	@echo '                   (FUZZ_ARGS="--seed N --count N"; fuzz/run-corrupt.sh)'
+	@echo 'make corrupt-short the same, 8 images, seed 1 (also part of make check)'
 	@echo 'make kunit         fat'"'"'s KUnit suite under UML: kunit.py run --kunitconfig'
 	@echo '                   fs/fat in the 7.3 tree (scripts/kunit-uml.sh; ARGS="--kernel L")'
 	@echo 'make deb           the source package (this tree) and its .debs for Debian 12'
@@ -163,6 +169,12 @@ lookdiff:
 
 lookdiff-short:
 	./fuzz/run-lookdiff.sh --count 2000 --seed 1 $(FUZZ_ARGS) $(ARGS)
+
+corrupt:
+	./fuzz/run-corrupt.sh --count 2000 $(FUZZ_ARGS) $(ARGS)
+
+corrupt-short:
+	./fuzz/run-corrupt.sh --count 8 --seed 1 $(FUZZ_ARGS) $(ARGS)
 
 kunit:
 	./scripts/kunit-uml.sh $(ARGS)

@@ -46,6 +46,7 @@ DISTRO=0
 NO_DKMS=0
 WITHOUT=
 PLUS=
+PRISTINE=0
 MEM=1G
 SMP=2,sockets=2,cores=1,threads=1  # one CPU per socket, as the firmware's MP table lists packages
 # qboot, not SeaBIOS: it jumps straight to the kernel (the first kernel line
@@ -101,6 +102,10 @@ Options:
                            e.g. a mutant that a test or KCSAN must catch
                            (tools/kcsan-stress/mutants/); kept apart in the
                            cache as config <config>-plus-NAME
+  --pristine               the line's source without the series (no suites
+                           built; with --no-suite), e.g. whether a splat is
+                           the series' or the kernel's own; cached as config
+                           <config>-pristine
   --kernel-only            build kernel and selftests, do not boot
   --check-series           only apply patches/series to the pristine tree,
                            check selftests/ against it and run the tree's
@@ -162,6 +167,7 @@ while [[ $# -gt 0 ]]; do
 	--no-dkms) NO_DKMS=1; shift ;;
 	--without) need_arg "$@"; WITHOUT=$2; shift 2 ;;
 	--plus) need_arg "$@"; PLUS=$2; shift 2 ;;
+	--pristine) PRISTINE=1; shift ;;
 	--check-series) MODE=check-series; shift ;;
 	--no-build) NO_BUILD=1; shift ;;
 	--guest-cmd) need_arg "$@"; GUEST_CMD=$2; shift 2 ;;
@@ -207,6 +213,11 @@ if [[ $DISTRO == 1 ]]; then
 elif [[ $NO_DKMS == 1 ]]; then
 	die_usage "--no-dkms goes with --distro-kernel"
 fi
+if [[ $PRISTINE == 1 ]]; then
+	[[ $DISTRO == 1 || -n $WITHOUT || -n $PLUS || $MODE == check-series || $MODE == shell ]] &&
+		die_usage "--pristine is the source without any patch: no --distro-kernel, --without, --plus, --check-series or --shell"
+	[[ $NO_SUITE == 1 || $MODE == kernel-only ]] || die_usage "--pristine has no suites: it needs --no-suite"
+fi
 if [[ $NO_SUITE == 1 && -z $GUEST_CMD && ${#RUNS[@]} -eq 0 ]]; then
 	die_usage "--no-suite needs --guest-cmd or --run"
 fi
@@ -237,7 +248,7 @@ fi
 # Patch files named in patches/series, in order (absolute paths).
 series_patches() {
 	local series=$PATCHDIR/series line
-	[[ -f $series ]] || return 0
+	[[ -f $series && $PRISTINE == 0 ]] || return 0
 	while IFS= read -r line || [[ -n $line ]]; do
 		line=${line%%#*}
 		line=${line//[[:space:]]/}
@@ -258,6 +269,7 @@ if [[ -n $WITHOUT ]]; then
 	WITHOUT_FILE=${_m[0]}
 	CFGNAME+=-without-${WITHOUT_FILE%%-*}
 fi
+[[ $PRISTINE == 1 ]] && CFGNAME+=-pristine
 # --plus: one more patch after the series, a config name of its own
 if [[ -n $PLUS ]]; then
 	[[ $MODE == check-series ]] && die_usage "--plus and --check-series do not mix"
@@ -457,7 +469,7 @@ stage_source() {
 		printf '%s\n' "$key" >"$SRCROOT/applied.key"
 	fi
 	local n=${#patches[@]}
-	if [[ -d $REPO/selftests/$SUITE ]]; then
+	if [[ $PRISTINE == 0 && -d $REPO/selftests/$SUITE ]]; then
 		# selftests/ holds the suite's own files in mainline's form, an
 		# older line's form with selftests/backport/LINE.diff applied;
 		# the upstream ones the series leaves alone (run_fat_tests.sh...)
@@ -653,6 +665,7 @@ build_selftests() {
 # the last build
 ensure_selftests() {
 	local key
+	[[ $PRISTINE == 1 ]] && { mkdir -p "$KSFT"; return 0; } # no suite to build
 	key=$( { git_s rev-parse 'HEAD^{tree}'; cat "$REPO/selftests/$EXT_SUITE"/* "$REPO/selftests/$EXT_SUITE"/.gitignore; gcc --version; } | key_of)
 	if [[ -x $KSFT/run_kselftest.sh && $(cat "$BUILD/selftests.key" 2>/dev/null) == "$key" ]]; then
 		return 0

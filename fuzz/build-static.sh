@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # build-static.sh OUTDIR: build the in-guest programs nlc-fuzz (fuzz/driver.c
-# + fuzz/model.c), nlc-lookdiff (fuzz/lookdiff.c) and nlc-bench
+# + fuzz/model.c), nlc-lookdiff (fuzz/lookdiff.c), nlc-corrupt
+# (fuzz/corrupt.c) and nlc-bench
 # (bench/bench.c) as static binaries with the host gcc, for qemu-run.sh --run.  Uses the FAT image reader of the
 # selftests (selftests/filesystems/fat_extended/fat_raw.h).
 set -euo pipefail
@@ -23,3 +24,4 @@ CFLAGS=(-O2 -static -Wall -Wextra -Wno-unused-function
 gcc "${CFLAGS[@]}" -o "$OUT/nlc-fuzz" "$REPO/fuzz/driver.c" "$REPO/fuzz/model.c"
 gcc "${CFLAGS[@]}" -o "$OUT/nlc-bench" "$REPO/bench/bench.c"
 gcc "${CFLAGS[@]}" -o "$OUT/nlc-lookdiff" "$REPO/fuzz/lookdiff.c"
+gcc "${CFLAGS[@]}" -o "$OUT/nlc-corrupt" "$REPO/fuzz/corrupt.c"

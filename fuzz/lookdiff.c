@@ -49,27 +49,12 @@
 
 #include "fat_raw.h"
 #include "guest.h"
+#include "splitmix.h"
 
 #define WORK "/tmp/nlc-lookdiff"
 #define MNT WORK "/mnt"
 #define MAXENT 48
 #define SIZE_BASE 1000
-
-static uint64_t rng;
-
-static uint64_t next(void)
-{
-	uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static unsigned int rn(unsigned int n)
-{
-	return next() % n;
-}
 
 static uint64_t hash = 0xcbf29ce484222325ULL;
 

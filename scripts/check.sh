@@ -20,7 +20,9 @@
 #      (selftests/filesystems/fat_extended) and fat's KUnit suite, built
 #      in; on the newest line (7.3), with its config, 2000 cold lookups
 #      of fuzz/run-lookdiff.sh (the kernel with the 8.3 fast path against
-#      the one without) and kunit.py under UML (make kunit); on the
+#      the one without), 8 broken images of fuzz/run-corrupt.sh on the
+#      same two kernels (make corrupt-short) and kunit.py under UML
+#      (make kunit); on the
 #      kcsan line (6.12) make kcsan-mutant (a race between fs/fat and
 #      core code caught and judged; the series passes the same load);
 #   4. with the 6.1 and 6.12 lines, Debian's own kernels and the DKMS
@@ -272,6 +274,21 @@ run_lookdiff() {
 	fi
 }
 
+# The corruption fuzzer (make corrupt-short): 8 broken images, seed 1, on
+# the two kernels lookdiff has just built; one case per kernel.
+run_corrupt() {
+	local kl=$1 t0=$SECONDS out p f cfg=${CONFIG[$1]-normal}
+	echo "=== fuzz/run-corrupt.sh --kernel $kl --config $cfg --count 8 --seed 1"
+	out=$(fuzz/run-corrupt.sh --kernel "$kl" --config "$cfg" --count 8 --seed 1 "${QARGS[@]}" 2>&1)
+	printf '%s\n' "$out"
+	read -r p f < <(printf '%s\n' "$out" | sed -n 's/^corrupt: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' | tail -n 1)
+	if [[ ${f:-x} == 0 && ${p:-0} -gt 0 ]]; then
+		count "$kl" "$p" 0 0; note ok "$kl: $(grep -o 'corrupt: seed .*' <<<"$out" | head -n 1) ($(elapsed "$t0"))"
+	else
+		count "$kl" "${p:-0}" "$(( ${f:-0} > 0 ? f : 1 ))" 0; note FAIL "$kl: corruption fuzzer (make corrupt-short) ($(elapsed "$t0"))"
+	fi
+}
+
 # fat83 on mtools- and Linux-made cards in the guest of the first line's
 # kernel, just built (tools/fat83/guest-test.sh, make fat83-guest); its
 # checks are counted.
@@ -368,6 +385,7 @@ for kl in "${RUN_LINES[@]}"; do
 	# the fast path (0008) is the same code on every line: its lookup
 	# differential test on the newest line, mainline
 	[[ $kl == "${RUN_LINES[-1]}" ]] && run_lookdiff "$kl"
+	[[ $kl == "${RUN_LINES[-1]}" ]] && run_corrupt "$kl"
 	[[ $kl == "${RUN_LINES[-1]}" ]] && run_kunit_uml "$kl"
 	[[ $kl == "${RUN_LINES[0]}" ]] && run_fat83_guest "$kl"
 	[[ ${CONFIG[$kl]-normal} == kcsan ]] && run_kcsan_mutant "$kl"

@@ -128,7 +128,7 @@ udev_case() {
 	printf '%b' "$4" >"$T/udisks.conf"
 	out=$(lib "$3" udev)
 	if [[ $out == "$want" ]]; then ok "--udev, $what"; else bad "--udev, $what: got '$out', want '$want'"; fi
-	lib "$3" 'verdict /dev/sdz1 "$(printf "%s\n" "$1" DEVNAME=/dev/sdz1 "DEVLINKS=$DEVLINKS")" yes' "$out" >"$T/verdict"
+	lib "$3" 'verdict /dev/sdz1 "$(printf "%s\n" "$1" DEVNAME=/dev/sdz1 "DEVLINKS=$DEVLINKS")" "$2"' "$out" "${5:-yes}" >"$T/verdict"
 }
 echo 'UUID=1111-AAAA' >"$T/mcards"
 udev_case "$(printf '%s\n' VFAT_NOLONGCREATE_KERNEL=1 "UDISKS_MOUNT_OPTIONS_VFAT_ALLOW=$A0,nolongcreate,longcreate" \
@@ -153,6 +153,23 @@ expect "status, that vfat_allow: says to add the option to vfat_allow" \
 udev_case VFAT_NOLONGCREATE_SKIP=kernel "vfat_defaults in [defaults], a kernel without the option: nothing set" 1 \
 	"[defaults]\nvfat_defaults=$C\n"
 expect "status, a kernel without the option: says why" grep -q 'without nolongcreate: no option here' "$T/verdict"
+# nolongcreate in vfat_defaults (the previous release's advice), an
+# unmarked card: udisks2 mounts it with the option, or refuses it on a
+# kernel without; status says so and to take it out
+: >"$T/mcards"
+for k in 0 1; do
+	udev_case "$([[ $k == 1 ]] && echo VFAT_NOLONGCREATE_SKIP=kernel ||
+		printf '%s\n' VFAT_NOLONGCREATE_KERNEL=1)" "nolongcreate in [defaults] vfat_defaults, an unmarked card, kernel $k: nothing set" \
+		"$k" "[defaults]\nvfat_defaults=$C,nolongcreate\nvfat_allow=$A0,nolongcreate\n" no
+	want='udisks2 mounts it with nolongcreate'
+	[[ $k == 1 ]] && want='udisks2 refuses to mount it: .*no option here'
+	if grep -qx "$want.*" "$T/verdict" && grep -q 'udisks2 mounts every card that group covers with it.*take nolongcreate out of vfat_defaults' "$T/verdict"; then
+		ok "status, nolongcreate in vfat_defaults, kernel $k: what udisks2 does, and to take it out"
+	else
+		bad "status, nolongcreate in vfat_defaults, kernel $k: $(cat "$T/verdict")"
+	fi
+done
+echo 'UUID=1111-AAAA' >"$T/mcards"
 echo 'vfat_allow=x' >"$T/udisksd"
 udev_case "$(printf '%s\n' VFAT_NOLONGCREATE_KERNEL=1 VFAT_NOLONGCREATE_CARD=1 VFAT_NOLONGCREATE_SKIP=udisks-lists)" \
 	"an unknown udisksd: nothing set" 0 ''

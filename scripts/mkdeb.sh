@@ -321,7 +321,9 @@ done
 # ------------------------------------------------------------------ build --
 # (no debug symbols package: the .changes names only the two .debs, which
 # the docs' apt install vfat-nolongcreate-*.deb takes)
-(cd "$X" && DEB_BUILD_OPTIONS="noautodbgsym ${DEB_BUILD_OPTIONS:-}" dpkg-buildpackage -us -uc ${TOOLS/#1/-B}) >"$TMP/build.log" 2>&1 ||
+only=()
+[[ $TOOLS == 0 ]] || only=(-B) # the arch-dependent package alone: the tools
+(cd "$X" && DEB_BUILD_OPTIONS="noautodbgsym ${DEB_BUILD_OPTIONS:-}" dpkg-buildpackage -us -uc "${only[@]}") >"$TMP/build.log" 2>&1 ||
 	{ tail -n 30 "$TMP/build.log" >&2; die "dpkg-buildpackage failed (log: the lines above)"; }
 deb=${SRCNAME}_${PKGVER}_all.deb
 tdeb=vfat-nolongcreate-tools_${PKGVER}_$(dpkg-architecture -qDEB_HOST_ARCH).deb
@@ -350,7 +352,7 @@ for l in "${LINES[@]}"; do
 		echo "$PROG: patches/$l: ${NP[$l]} patches on fs/fat, checked on linux-source-$l ${SRCVER[$l]}"
 	fi
 done
-echo "$PROG: $([[ $UPLOAD == 1 ]] && echo "for upload" || echo "a local build"), Maintainer: $(sed -n 's/^Maintainer: //p' "$X/debian/control"); source package: ${deb:+$OUT/${SRCNAME}_$PKGVER.dsc}${deb:-none (--tools-only)}"
+echo "$PROG: $([[ $UPLOAD == 1 ]] && echo "for upload" || echo "a local build"), Maintainer: $(sed -n 's/^Maintainer: //p' "$X/debian/control"); source package: $([[ -n $deb ]] && echo "$OUT/${SRCNAME}_$PKGVER.dsc" || echo "none (--tools-only)")"
 echo "$PROG: lintian: $(grep -c '^E: ' "$OUT/lintian.txt" || true) errors, $(grep -c '^W: ' "$OUT/lintian.txt" || true) warnings"
 echo "$OUT/$tdeb"
 [[ -z $deb ]] || echo "$OUT/$deb"

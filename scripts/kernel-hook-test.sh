@@ -379,6 +379,15 @@ for c in "6.12.48+deb13-amd64:from linux-source-6.12 9.9-1, which is not install
 	that "nlc-prepare --check $k: exit 1, one line: ...${c#*:}..." \
 		test "$rc" = 1 -a "$(wc -l <<<"$out")" = 1 -a -n "$(grep -F -- "for kernel $k: " <<<"$out" | grep -F -- "${c#*:}")"
 done
+# the image alone (trixie-backports' linux-image-amd64): its headers and
+# its linux-source named in one apt install, at the image's version
+printf '#!/bin/sh\ncase "$*" in *linux-image-*) printf "9.9-1\\n" ;; *) exit 1 ;; esac\n' >"$T/np/bin/dpkg-query"
+k=7.3.4+deb13-amd64
+rc=0
+out=$(PATH=$T/np/bin:$PATH bash "$T/np/nlc-prepare" --check "$k" 2>&1) || rc=$?
+echo "  $out"
+that "nlc-prepare --check $k, only its image installed: exit 1, headers and linux-source in one apt install" \
+	test "$rc" = 1 -a "$(wc -l <<<"$out")" = 1 -a -n "$(grep -F -- "for kernel $k: its headers are not installed (apt install linux-headers-$k linux-source-7.3=9.9-1)" <<<"$out")"
 
 echo "kernel-hook test: $pass passed, $fail failed"
 [[ $fail == 0 ]]

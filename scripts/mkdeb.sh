@@ -18,12 +18,13 @@ read -ra LINES < <(sed -n 's/^NLC_LINES := //p' "$REPO/debian/rules")
 OUT=
 REUSE=0
 UPLOAD=0
+TOOLS=0
 # the lines not checked on linux-source-LINE (--unchecked, or not installable here)
 declare -A UNCHECKED=()
 
 usage() {
 	cat <<EOF
-usage: $PROG [--out DIR] [--reuse] [--unchecked LINE] [--upload]
+usage: $PROG [--out DIR] [--reuse] [--unchecked LINE] [--upload] [--tools-only]
 
 Exports the tree (git's files, uncommitted changes included; without git
 history the directory as it is), fills in the builder's identity and the
@@ -60,8 +61,11 @@ has no entry for, each in one line saying what to set.
   --reuse       keep the packages in DIR if made from the same inputs
   --unchecked LINE  do not check LINE on linux-source-LINE (repeatable)
   --upload      a build for upload (see above)
+  --tools-only  only vfat-nolongcreate-tools (dpkg-buildpackage -B): no
+                linux-source needed, no DKMS package, no source package
 
-Prints the path of the tools .deb, then the DKMS .deb as its last line.
+Prints the path of the tools .deb, then the DKMS .deb as its last line
+(--tools-only: the tools .deb alone, in <cache>/deb-tools by default).
 EOF
 }
 
@@ -75,6 +79,7 @@ while (($#)); do
 	--out) [[ $# -ge 2 ]] || die "--out needs a directory"; OUT=$2; shift 2 ;;
 	--reuse) REUSE=1; shift ;;
 	--upload) UPLOAD=1; shift ;;
+	--tools-only) TOOLS=1; shift ;;
 	--unchecked)
 		[[ " ${LINES[*]} " == *" ${2:-} "* ]] || die "--unchecked needs a line: ${LINES[*]}"
 		UNCHECKED[$2]=1; shift 2 ;;
@@ -82,8 +87,11 @@ while (($#)); do
 	*) usage >&2; exit 2 ;;
 	esac
 done
-OUT=${OUT:-$CACHE/deb-dkms}
+OUT=${OUT:-$CACHE/deb-$([[ $TOOLS == 1 ]] && echo tools || echo dkms)}
 ((${#LINES[@]})) || die "debian/rules names no kernel line (NLC_LINES := ...)"
+[[ $TOOLS == 0 || $UPLOAD == 0 ]] || die "--tools-only is not a build for upload (no source package)"
+# the tools alone: no line's diffs checked, none packaged
+if [[ $TOOLS == 1 ]]; then for l in "${LINES[@]}"; do UNCHECKED[$l]=1; done; fi
 
 # -------------------------------------------------- identity, addresses ---
 # the builder: DEBFULLNAME/DEBEMAIL (DEBEMAIL may be "Name <address>"),
@@ -138,7 +146,7 @@ for pkg in "${need[@]}"; do
 	fi
 done
 need=("${left[@]}")
-((${#UNCHECKED[@]} < ${#LINES[@]})) ||
+((TOOLS || ${#UNCHECKED[@]} < ${#LINES[@]})) ||
 	die "no line checked: none of linux-source-${LINES[*]} is installable here (Debian 12 has both, Debian 13 linux-source-6.12)"
 if ((${#need[@]})); then
 	[[ $(id -u) == 0 ]] || die "missing packages: ${need[*]} (apt-get install --no-install-recommends ${need[*]})"
@@ -242,17 +250,17 @@ if [[ -n $LOCAL ]]; then
 fi
 
 key=$( {
-	echo "$PKGVER $UPLOAD $POLICY $(lintian --version 2>/dev/null)"
+	echo "$PKGVER $UPLOAD $TOOLS $POLICY $(lintian --version 2>/dev/null)"
 	for l in "${LINES[@]}"; do echo "$l ${SRCVER[$l]}"; done
 	(cd "$X" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
 } | sha256sum | cut -d' ' -f1) || die "cannot hash the package's inputs"
 if [[ $REUSE == 1 && -f $OUT/package.env && $(cat "$OUT/package.key" 2>/dev/null) == "$key" ]]; then
 	# shellcheck source=/dev/null
 	. "$OUT/package.env"
-	if [[ -f $DEB && -f ${TOOLS_DEB:-} ]]; then
+	if [[ ($TOOLS == 1 || -f $DEB) && -f ${TOOLS_DEB:-} ]]; then
 		echo "$PROG: inputs unchanged, package kept"
 		echo "$TOOLS_DEB"
-		echo "$DEB"
+		[[ $TOOLS == 1 ]] || echo "$DEB"
 		exit 0
 	fi
 fi
@@ -313,11 +321,14 @@ done
 # ------------------------------------------------------------------ build --
 # (no debug symbols package: the .changes names only the two .debs, which
 # the docs' apt install vfat-nolongcreate-*.deb takes)
-(cd "$X" && DEB_BUILD_OPTIONS="noautodbgsym ${DEB_BUILD_OPTIONS:-}" dpkg-buildpackage -us -uc) >"$TMP/build.log" 2>&1 ||
+only=()
+[[ $TOOLS == 0 ]] || only=(-B) # the arch-dependent package alone: the tools
+(cd "$X" && DEB_BUILD_OPTIONS="noautodbgsym ${DEB_BUILD_OPTIONS:-}" dpkg-buildpackage -us -uc "${only[@]}") >"$TMP/build.log" 2>&1 ||
 	{ tail -n 30 "$TMP/build.log" >&2; die "dpkg-buildpackage failed (log: the lines above)"; }
 deb=${SRCNAME}_${PKGVER}_all.deb
 tdeb=vfat-nolongcreate-tools_${PKGVER}_$(dpkg-architecture -qDEB_HOST_ARCH).deb
-[[ -f $TMP/$deb && -f $TMP/$tdeb ]] || die "dpkg-buildpackage made no $deb or $tdeb"
+[[ ($TOOLS == 1 || -f $TMP/$deb) && -f $TMP/$tdeb ]] || die "dpkg-buildpackage made no $deb or $tdeb"
+[[ $TOOLS == 0 ]] || deb=
 changes=$(ls "$TMP/${SRCNAME}_${PKGVER}"_*.changes)
 lintian --fail-on error,warning --info "$changes" >"$TMP/lintian.txt" 2>&1 ||
 	{ cat "$TMP/lintian.txt" >&2; die "lintian reports errors or warnings"; }
@@ -327,19 +338,21 @@ rm -f "$OUT/${SRCNAME}"_* "$OUT"/vfat-nolongcreate-tools_* "$OUT/package.key"
 cp "$TMP/${SRCNAME}_${PKGVER}"[._]* "$TMP/$tdeb" "$TMP/lintian.txt" "$TMP/build.log" "$OUT/"
 {
 	printf 'PKGVER=%q\n' "$PKGVER"
-	printf 'DEB=%q\n' "$OUT/$deb"
+	printf 'DEB=%q\n' "${deb:+$OUT/$deb}"
 	printf 'TOOLS_DEB=%q\n' "$OUT/$tdeb"
-	printf 'DSC=%q\n' "$OUT/${SRCNAME}_$PKGVER.dsc"
+	printf 'DSC=%q\n' "${deb:+$OUT/${SRCNAME}_$PKGVER.dsc}"
 } >"$OUT/package.env"
 printf '%s\n' "$key" >"$OUT/package.key"
 for l in "${LINES[@]}"; do
-	if [[ -n ${UNCHECKED[$l]:-} ]]; then
+	if [[ $TOOLS == 1 ]]; then
+		echo "$PROG: the tools package only (--tools-only), no DKMS package" && break
+	elif [[ -n ${UNCHECKED[$l]:-} ]]; then
 		echo "$PROG: patches/$l: ${NP[$l]} patches on fs/fat, NOT checked here (no linux-source-$l): dkms checks them on the user's machine"
 	else
 		echo "$PROG: patches/$l: ${NP[$l]} patches on fs/fat, checked on linux-source-$l ${SRCVER[$l]}"
 	fi
 done
-echo "$PROG: $([[ $UPLOAD == 1 ]] && echo "for upload" || echo "a local build"), Maintainer: $(sed -n 's/^Maintainer: //p' "$X/debian/control"); source package: $OUT/${SRCNAME}_$PKGVER.dsc"
+echo "$PROG: $([[ $UPLOAD == 1 ]] && echo "for upload" || echo "a local build"), Maintainer: $(sed -n 's/^Maintainer: //p' "$X/debian/control"); source package: $([[ -n $deb ]] && echo "$OUT/${SRCNAME}_$PKGVER.dsc" || echo "none (--tools-only)")"
 echo "$PROG: lintian: $(grep -c '^E: ' "$OUT/lintian.txt" || true) errors, $(grep -c '^W: ' "$OUT/lintian.txt" || true) warnings"
 echo "$OUT/$tdeb"
-echo "$OUT/$deb"
+[[ -z $deb ]] || echo "$OUT/$deb"

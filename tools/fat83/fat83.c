@@ -566,7 +566,7 @@ static void report_dir(struct ctx *c, const char *rel, const struct dirlist *dl)
 			fat83_candidate(reader, 0, as);
 			path = join(rel, dl->e[i].name);
 			printf("%s: an 8.3 name some firmware cannot open ('^' or a character "
-			       "outside ASCII); rename it (fat83 name gives %s)\n", esc(path), as);
+			       "outside ASCII); fix leaves it: rename it by hand to what fat83 name gives, %s\n", esc(path), as);
 			c->nodd++;
 			free(path);
 		}
@@ -1934,12 +1934,13 @@ static bool esp_by_table(dev_t dev, char *why, size_t size)
 }
 
 /*
- * What in directory @dir marks a boot partition: EFI/, boot/grub/, a
+ * What in directory @dir marks a boot partition: EFI/, boot/grub/,
+ * syslinux/, isolinux/, syslinux's ldlinux.sys or syslinux.cfg, a
  * Raspberry Pi's bootcode.bin, start*.elf, or config.txt with a *.dtb.
  */
 static bool boot_files(const char *dir, char *why, size_t size)
 {
-	static const char *const dirs[] = { "EFI", "boot/grub" };
+	static const char *const dirs[] = { "EFI", "boot/grub", "syslinux", "isolinux" };
 	char dtb[256] = "";
 	bool config = false;
 	struct dirent *d;
@@ -1967,6 +1968,11 @@ static bool boot_files(const char *dir, char *why, size_t size)
 		    !fnmatch("start*.elf", d->d_name, FNM_CASEFOLD)) {
 			snprintf(why, size, "%s holds %s, a Raspberry Pi's firmware",
 				 esc(dir), d->d_name);
+			closedir(D);
+			return true;
+		}
+		if (!strcasecmp(d->d_name, "ldlinux.sys") || !strcasecmp(d->d_name, "syslinux.cfg")) {
+			snprintf(why, size, "%s holds %s, a syslinux boot loader's", esc(dir), d->d_name);
 			closedir(D);
 			return true;
 		}

@@ -210,7 +210,7 @@ O=$T/odd
 mkdir -p "$O"
 for f in 'A^B.GCO' 'É.TXT' 'cube.gco' 'OK~1.GCO' '-X.GCO'; do echo x >"$O/$f"; done
 run 1 check "$O"
-expect "^A\^B\.GCO: an 8\.3 name some firmware cannot open .*fat83 name gives AB\.GCO\)$" "check: A^B.GCO flagged"
+expect "^A\^B\.GCO: an 8\.3 name some firmware cannot open .*fix leaves it: rename it by hand to what fat83 name gives, AB\.GCO$" "check: A^B.GCO flagged, by hand"
 expect "^É\.TXT: an 8\.3 name some firmware cannot open" "check: É.TXT flagged"
 expect ": 0 long name\(s\) 8\.3 readers do not see, 2 8\.3 name\(s\) some firmware cannot open" "check: 2 such names counted, nothing else"
 run 1 check --case "$O"
@@ -220,7 +220,7 @@ expect 'dry run: 0 rename\(s\) planned' "fix: leaves the case-only and odd 8.3 n
 rm -rf "$O"
 
 # fix refuses a boot partition it recognises, without --force
-for b in EFI/BOOT boot/grub bootcode.bin start4.elf config.txt+bcm2711-rpi-4-b.dtb; do
+for b in EFI/BOOT boot/grub syslinux/ isolinux/ ldlinux.sys syslinux.cfg bootcode.bin start4.elf config.txt+bcm2711-rpi-4-b.dtb; do
 	B=$T/boot
 	rm -rf "$B"
 	mkdir -p "$B"

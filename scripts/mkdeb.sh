@@ -130,9 +130,11 @@ for d in "${deps[@]}"; do
 	fi
 	need+=("$pkg")
 done
+# make check's deb-checks run this at once: one apt-get at a time
+apt_locked() { mkdir -p "$CACHE" && flock "$CACHE/.apt.lock" apt-get "$@" </dev/null >/dev/null; }
 if ((${#need[@]})) && [[ $(id -u) == 0 ]]; then
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q </dev/null >/dev/null
+	apt_locked update -q
 fi
 # a linux-source-LINE this release does not have: that line unchecked
 left=()
@@ -151,7 +153,7 @@ need=("${left[@]}")
 if ((${#need[@]})); then
 	[[ $(id -u) == 0 ]] || die "missing packages: ${need[*]} (apt-get install --no-install-recommends ${need[*]})"
 	echo "$PROG: installing: ${need[*]}"
-	apt-get install -y -q --no-install-recommends "${need[@]}" </dev/null >/dev/null
+	apt_locked install -y -q --no-install-recommends "${need[@]}"
 	# only for this build: apt autoremove takes them away again (the
 	# package keeps its own linux-source while it is installed)
 	apt-mark auto "${need[@]}" >/dev/null
@@ -324,7 +326,7 @@ done
 only=()
 [[ $TOOLS == 0 ]] || only=(-B) # the arch-dependent package alone: the tools
 (cd "$X" && DEB_BUILD_OPTIONS="noautodbgsym ${DEB_BUILD_OPTIONS:-}" dpkg-buildpackage -us -uc "${only[@]}") >"$TMP/build.log" 2>&1 ||
-	{ tail -n 30 "$TMP/build.log" >&2; die "dpkg-buildpackage failed (log: the lines above)"; }
+	{ grep -E '^(FAIL|not ok)' "$TMP/build.log" >&2; tail -n 30 "$TMP/build.log" >&2; die "dpkg-buildpackage failed (log: the lines above)"; }
 deb=${SRCNAME}_${PKGVER}_all.deb
 tdeb=vfat-nolongcreate-tools_${PKGVER}_$(dpkg-architecture -qDEB_HOST_ARCH).deb
 [[ ($TOOLS == 1 || -f $TMP/$deb) && -f $TMP/$tdeb ]] || die "dpkg-buildpackage made no $deb or $tdeb"

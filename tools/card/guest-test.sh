@@ -437,6 +437,8 @@ check "Undo: the card fixed first (Old Long Name.gcode renamed)" test ! -e "$(mp
 run nolongcreate-card status "$PRINTER" | tee /tmp/status.out
 check "status of a mounted card: what the mount has now" grep -q "#   $PRINTER: mounted now at $(mp_of "$PRINTER"), with" /tmp/status.out
 awk '/^## Undo/ { u = 1 } u && /^```/ { if (b) exit; b = 1; next } b' /opt/nlc/card-owner.md >/tmp/undo.sh
+# the path as the doc's opening says: Debian 14's udisks2 mounts under /run/media
+case $(mp_of "$PRINTER") in /run/media/*) sed -i 's#/media/\$USER/#/run/media/$USER/#g' /tmp/undo.sh ;; esac
 check "Undo: card-owner.md's Undo block found ($(grep -c . /tmp/undo.sh) lines)" grep -q 'fat83 undo' /tmp/undo.sh
 undo_rc=0
 while IFS= read -r l; do

@@ -46,6 +46,7 @@
 
 #include "fat_raw.h"
 #include "guest.h"
+#include "lfn.h"
 #include "splitmix.h"
 
 #define WORK "/tmp/nlc-corrupt"
@@ -184,31 +185,12 @@ static void gen_sfn(unsigned char *n)
 static int lfn_run(const unsigned char *sfn, unsigned char *out)
 {
 	static const uint16_t wide[] = { 0xe9, 0xc9, 0x3c3, 0x4e2d, 0x20ac, 0xdf, 0xfc };
-	static const int off[13] = { 1, 3, 5, 7, 9, 14, 16, 18, 20, 22, 24, 28, 30 };
 	uint16_t u[80];
-	int len = 1 + rn(rn(4) ? 20 : 70), ns = (len + 12) / 13, s, i;
+	int len = 1 + rn(rn(4) ? 20 : 70);
 	unsigned char sum = fat_raw_checksum(sfn);
 
-	for (i = 0; i < len; i++) {
-		unsigned int r = rn(10);
-
-		u[i] = r < 6 ? 'a' + rn(26) : r < 7 ? ' ' : r < 8 ? '.' :
-		       r < 9 ? 'A' + rn(26) : wide[rn(sizeof(wide) / sizeof(wide[0]))];
-	}
-	for (s = ns; s >= 1; s--) {
-		unsigned char *p = out + (ns - s) * 32;
-
-		memset(p, 0, 32);
-		p[0] = s | (s == ns ? 0x40 : 0);
-		p[11] = ATTR_EXT;
-		p[13] = sum;
-		for (i = 0; i < 13; i++) {
-			int k = (s - 1) * 13 + i;
-
-			put16(p + off[i], k < len ? u[k] : k == len ? 0 : 0xffff);
-		}
-	}
-	return ns;
+	lfn_random_units(u, len, wide, sizeof(wide) / sizeof(wide[0]));
+	return lfn_write_slots(out, u, len, sum);
 }
 
 static int new_dir(int parent, int depth)

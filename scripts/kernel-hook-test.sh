@@ -309,6 +309,10 @@ that "--image of a kernel of a line not carried: exit 0, nlc-prepare --check's o
 	test "$rc" = 0 -a "$out" = "$PKG: kernel 7.0.13+deb13-amd64: fs/fat of linux-source-6.1 6.1.999-1 with patches/6.1"
 run --headers 7.0.13+deb13-amd64
 that "--headers of that kernel: nothing said" test "$rc" = 0 -a -z "$out"
+# a kernel of a line served, its image installed without its headers: one line
+run --image 6.1.0-98-amd64
+that "--image of a kernel without its headers: exit 0, one line naming them" \
+	test "$rc" = 0 -a "$(wc -l <<<"$out")" = 1 -a -n "$(grep -F "for kernel 6.1.0-98-amd64: its headers are not installed (apt install linux-headers-6.1.0-98-amd64)" <<<"$out")"
 
 # 8. an in-place upgrade of the kernel's packages (a Debian revision of the
 # same release): modules built from the linux-source of before are built

@@ -171,11 +171,11 @@ flock 8
 # made again.  2: dpkg's unsafe-io, no .debs of installed packages kept;
 # 3: the update-initramfs stand-in answers --version; 4: forky, dracut,
 # trixie-backports' kernel; 5: forky's libbpf1 and others.
-# Debian 13's root has make deb's build dependencies in its apt cache too
-# (step 5): format 5c.
+# 6: Debian 13's and 14's roots have make deb's build dependencies in
+# their apt cache too (step 5; "c"), desktop-file-validate for its tests.
 BUILD_DEPS=()
-[[ $SUITE != trixie ]] || BUILD_DEPS=(dpkg-dev build-essential debhelper lintian git)
-ROOT_FORMAT=5${BUILD_DEPS[0]:+c}
+[[ $SUITE == bookworm ]] || BUILD_DEPS=(dpkg-dev build-essential debhelper lintian git desktop-file-utils)
+ROOT_FORMAT=6${BUILD_DEPS[0]:+c}
 
 # Run a command in the root: its own mount and pid namespace, /proc of its own.
 in_root() {
@@ -675,11 +675,14 @@ if ((${#BUILD_DEPS[@]})); then
 	rm -rf "$R/tmp/src" "$R/tmp/deb5"
 	cp "$DSC" "${DSC%.dsc}.tar.xz" "$R/tmp/"
 	[[ $rc != 0 ]] || in_root dpkg-source -x "/tmp/${DSC##*/}" /tmp/src >>"$W/5-mkdeb.log" 2>&1 || rc=$?
-	# (the lines of another linux-source than this suite's: unchecked, as without it)
+	# (the lines of another linux-source than this suite's: unchecked, as
+	# without it; Debian's 7.2 takes the mainline line's series, patches/7.3)
+	series=$LINE
+	[[ $LINE != 7.2 ]] || series=7.3
 	args=()
 	read -ra lines < <(sed -n 's/^NLC_LINES := //p' "$R/tmp/src/debian/rules" 2>/dev/null)
 	for l in "${lines[@]}"; do
-		[[ $l == "$LINE" ]] || args+=(--unchecked "$l")
+		[[ $l == "$series" ]] || args+=(--unchecked "$l")
 	done
 	[[ $rc != 0 ]] || in_root /tmp/src/scripts/mkdeb.sh --out /tmp/deb5 "${args[@]}" >>"$W/5-mkdeb.log" 2>&1 || rc=$?
 	grep -E '^mkdeb.sh: ' "$W/5-mkdeb.log" | sed 's/^/  | /'
@@ -688,6 +691,8 @@ if ((${#BUILD_DEPS[@]})); then
 	[[ $(find "$R/tmp/deb5" -name 'vfat-nolongcreate-*.deb' 2>/dev/null | wc -l) == 2 ]] &&
 		grep -q '^mkdeb.sh: lintian: 0 errors, 0 warnings$' "$W/5-mkdeb.log" ||
 		problems+=("5: make deb on Debian $DEBVER: not two .debs, or lintian not 0 errors 0 warnings")
+	grep -q "^mkdeb.sh: patches/$series: .* checked on linux-source-$LINE $SV\$" "$W/5-mkdeb.log" ||
+		problems+=("5: make deb on Debian $DEBVER: patches/$series not checked on linux-source-$LINE $SV")
 fi
 
 if ((${#problems[@]})); then

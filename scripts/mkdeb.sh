@@ -118,8 +118,17 @@ fi
 need=()
 deps=(dpkg-buildpackage:dpkg-dev /usr/share/build-essential/list:build-essential dh:debhelper lintian:lintian git:git
 	xz:xz-utils patch:patch)
+# the linux-source a line is checked on: its own; patches/7.3 also on
+# Debian's 7.2 (forky, sid: no linux-source-7.3), as nlc-prepare builds it
+src_of() { if [[ $1 == 7.3 ]]; then echo linux-source-7.3 linux-source-7.2; else echo "linux-source-$1"; fi; }
+declare -A SRCPKG=()
+srcneed=()
 for l in "${LINES[@]}"; do
-	[[ -n ${UNCHECKED[$l]:-} ]] || deps+=("/usr/src/linux-source-$l.tar.xz:linux-source-$l")
+	[[ -n ${UNCHECKED[$l]:-} ]] && continue
+	for p in $(src_of "$l"); do
+		[[ -e /usr/src/$p.tar.xz ]] && SRCPKG[$l]=$p && break
+	done
+	[[ -n ${SRCPKG[$l]:-} ]] || srcneed+=("$l")
 done
 for d in "${deps[@]}"; do
 	what=${d%:*} pkg=${d##*:}
@@ -132,24 +141,21 @@ for d in "${deps[@]}"; do
 done
 # make check's deb-checks run this at once: one apt-get at a time
 apt_locked() { mkdir -p "$CACHE" && flock "$CACHE/.apt.lock" apt-get "$@" </dev/null >/dev/null; }
-if ((${#need[@]})) && [[ $(id -u) == 0 ]]; then
+if ((${#need[@]} + ${#srcneed[@]})) && [[ $(id -u) == 0 ]]; then
 	export DEBIAN_FRONTEND=noninteractive
 	apt_locked update -q
 fi
-# a linux-source-LINE this release does not have: that line unchecked
-left=()
-for pkg in "${need[@]}"; do
-	if [[ $pkg == linux-source-* && -z $(apt-cache madison "$pkg" 2>/dev/null) ]]; then
-		l=${pkg#linux-source-}
-		UNCHECKED[$l]=1
-		echo "$PROG: $pkg: not installable here; patches/$l's diffs are taken as they are, unchecked (checked by dkms on the user's machine)"
-	else
-		left+=("$pkg")
-	fi
+# a line none of whose linux-source this release has: unchecked
+for l in "${srcneed[@]}"; do
+	for p in $(src_of "$l"); do
+		[[ -n $(apt-cache madison "$p" 2>/dev/null) ]] && SRCPKG[$l]=$p && need+=("$p") && break
+	done
+	[[ -n ${SRCPKG[$l]:-} ]] && continue
+	UNCHECKED[$l]=1
+	echo "$PROG: $(src_of "$l" | sed 's/ / or /'): not installable here; patches/$l's diffs are taken as they are, unchecked (checked by dkms on the user's machine)"
 done
-need=("${left[@]}")
 ((TOOLS || ${#UNCHECKED[@]} < ${#LINES[@]})) ||
-	die "no line checked: none of linux-source-${LINES[*]} is installable here (Debian 12 has both, Debian 13 linux-source-6.12)"
+	die "no line checked: no linux-source of ${LINES[*]} is installable here (Debian 12 has 6.1, Debian 13 6.12, Debian 14 7.2)"
 if ((${#need[@]})); then
 	[[ $(id -u) == 0 ]] || die "missing packages: ${need[*]} (apt-get install --no-install-recommends ${need[*]})"
 	echo "$PROG: installing: ${need[*]}"
@@ -165,8 +171,8 @@ declare -A SRCVER=()
 for l in "${LINES[@]}"; do
 	[[ -n ${UNCHECKED[$l]:-} ]] && SRCVER[$l]=unchecked && continue
 	# shellcheck disable=SC2016 # a dpkg-query format
-	SRCVER[$l]=$(dpkg-query -W -f='${Version}' "linux-source-$l" 2>/dev/null) ||
-		die "linux-source-$l is not installed"
+	SRCVER[$l]=$(dpkg-query -W -f='${Version}' "${SRCPKG[$l]}" 2>/dev/null) ||
+		die "${SRCPKG[$l]} is not installed"
 done
 CLVER=$(dpkg-parsechangelog -l "$REPO/debian/changelog" -S Version) || die "debian/changelog: dpkg-parsechangelog cannot read it"
 PKGVER=$CLVER LOCAL=''
@@ -280,7 +286,7 @@ for LINE in "${LINES[@]}"; do
 	"$REPO/dkms/series-diffs" "$REPO/patches/$LINE" "$D" || die "dkms/series-diffs of patches/$LINE failed"
 	NP[$LINE]=$(wc -l <"$D/series")
 	[[ -z ${UNCHECKED[$LINE]:-} ]] || continue
-	top=linux-source-$LINE
+	top=${SRCPKG[$LINE]}
 	W=$TMP/$LINE
 	mkdir -p "$W"
 	tar -xJf "/usr/src/$top.tar.xz" -C "$W" "$top/Makefile" "$top/fs/fat"
@@ -349,9 +355,9 @@ for l in "${LINES[@]}"; do
 	if [[ $TOOLS == 1 ]]; then
 		echo "$PROG: the tools package only (--tools-only), no DKMS package" && break
 	elif [[ -n ${UNCHECKED[$l]:-} ]]; then
-		echo "$PROG: patches/$l: ${NP[$l]} patches on fs/fat, NOT checked here (no linux-source-$l): dkms checks them on the user's machine"
+		echo "$PROG: patches/$l: ${NP[$l]} patches on fs/fat, NOT checked here (no $(src_of "$l" | sed "s/ / or /")): dkms checks them on the user's machine"
 	else
-		echo "$PROG: patches/$l: ${NP[$l]} patches on fs/fat, checked on linux-source-$l ${SRCVER[$l]}"
+		echo "$PROG: patches/$l: ${NP[$l]} patches on fs/fat, checked on ${SRCPKG[$l]} ${SRCVER[$l]}"
 	fi
 done
 echo "$PROG: $([[ $UPLOAD == 1 ]] && echo "for upload" || echo "a local build"), Maintainer: $(sed -n 's/^Maintainer: //p' "$X/debian/control"); source package: $([[ -n $deb ]] && echo "$OUT/${SRCNAME}_$PKGVER.dsc" || echo "none (--tools-only)")"

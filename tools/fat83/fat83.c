@@ -1433,6 +1433,7 @@ struct put {
  * scratch files first; then the signal ends it as it would have.
  */
 static sigset_t put_stop;
+static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 
 static bool put_interrupted(void)
 {
@@ -1709,10 +1710,13 @@ static int run_put(struct ctx *c, int dfd, char **srcs, int nsrc)
 		goto out;
 	}
 	sigemptyset(&put_stop);
-	sigaddset(&put_stop, SIGINT);
-	sigaddset(&put_stop, SIGTERM);
-	sigaddset(&put_stop, SIGHUP);
-	sigaddset(&put_stop, SIGQUIT);
+	for (i = 0; i < (int)(sizeof(stop_sigs) / sizeof(stop_sigs[0])); i++) {
+		struct sigaction sa;
+
+		/* one ignored from the start (a script's background job): ignored still */
+		if (!sigaction(stop_sigs[i], NULL, &sa) && sa.sa_handler != SIG_IGN)
+			sigaddset(&put_stop, stop_sigs[i]);
+	}
 	blocked = !sigprocmask(SIG_BLOCK, &put_stop, &old_mask);
 	/* each file to a scratch name of its own, written and fsync'd */
 	for (i = 0; i < nsrc && !failed; i++) {

@@ -274,6 +274,20 @@ chmod 755 "$S/fat83"
 MOUNTED="/media/other/X
 /media/tester/MY CARD" poc "$H/CUBE1.GCO"
 that "put-on-card, one card of this user's mounted: fat83 put onto it" grep -qx "fat83 put $H/CUBE1.GCO /media/tester/MY CARD" "$T/zenity.out"
+# kdialog, no zenity (PATH: the stand-ins alone): two cards, one with a blank, both offered
+K=$T/kde
+mkdir -p "$K"
+ln -s "$(command -v grep)" "$K/grep"
+cp "$S/findmnt" "$S/fat83" "$K/"
+# shellcheck disable=SC2016 # the stand-in expands them
+printf '#!/bin/sh\nprintf "%%s\\n" "$@" >>"%s/kdialog.out"\n[ "$3" != --radiolist ] || echo "/media/tester/MY CARD"\n' "$T" >"$K/kdialog"
+chmod 755 "$K/kdialog"
+rc=0
+MOUNTED="/media/tester/X
+/media/tester/MY CARD" PATH=$K USER=tester "$HERE/../desktop/put-on-card" "$H/CUBE1.GCO" >/dev/null 2>&1 || rc=$?
+that "put-on-card with kdialog: a card whose mount point has a blank offered, picked, fat83 put onto it" \
+	test "$rc" = 0 -a "$(grep -cx '/media/tester/MY CARD' "$T/kdialog.out")" = 2 -a \
+	-n "$(grep -x "fat83 put $H/CUBE1.GCO /media/tester/MY CARD" "$T/kdialog.out")"
 make -s -C "$HERE" install DESTDIR="$T/inst" PREFIX=/usr >/dev/null
 D=$T/inst/usr/share/fat83/put-on-card.desktop
 that "make install: put-on-card and its .desktop in /usr/share/fat83" test -x "$T/inst/usr/share/fat83/put-on-card" -a -f "$D"

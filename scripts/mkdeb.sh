@@ -290,9 +290,12 @@ for LINE in "${LINES[@]}"; do
 	W=$TMP/$LINE
 	mkdir -p "$W"
 	tar -xJf "/usr/src/$top.tar.xz" -C "$W" "$top/Makefile" "$top/fs/fat"
+	# the Makefile's version against the package's, as dkms/nlc-prepare (7.3~rc7: 7.3.0-rc7)
 	kv=$(awk -F' = ' '$1 == "VERSION" { v = $2 } $1 == "PATCHLEVEL" { p = $2 }
-		$1 == "SUBLEVEL" { s = $2 } END { print v "." p "." s }' "$W/$top/Makefile")
-	[[ $kv == "${SRCVER[$LINE]%%-*}" ]] || die "/usr/src/$top.tar.xz is Linux $kv, but $top is ${SRCVER[$LINE]}"
+		$1 == "SUBLEVEL" { s = $2 } $1 == "EXTRAVERSION" { e = $2 } END { print v "." p "." s e }' "$W/$top/Makefile")
+	up=${SRCVER[$LINE]%%-*}
+	[[ $up =~ ^([0-9]+\.[0-9]+)~(rc[0-9]+)$ ]] && up=${BASH_REMATCH[1]}.0-${BASH_REMATCH[2]}
+	[[ $kv == "$up" ]] || die "/usr/src/$top.tar.xz is Linux $kv, but $top is ${SRCVER[$LINE]}"
 	ccopy "$W/$top/fs/fat" "$W/pristine"
 	# the series with git apply, the option series only (not ../fastpath*/)
 	while read -r p; do
@@ -355,7 +358,7 @@ for l in "${LINES[@]}"; do
 	if [[ $TOOLS == 1 ]]; then
 		echo "$PROG: the tools package only (--tools-only), no DKMS package" && break
 	elif [[ -n ${UNCHECKED[$l]:-} ]]; then
-		echo "$PROG: patches/$l: ${NP[$l]} patches on fs/fat, NOT checked here (no $(src_of "$l" | sed "s/ / or /")): dkms checks them on the user's machine"
+		echo "$PROG: patches/$l: ${NP[$l]} patches on fs/fat, NOT checked here (--unchecked, or no $(src_of "$l" | sed "s/ / or /")): dkms checks them on the user's machine"
 	else
 		echo "$PROG: patches/$l: ${NP[$l]} patches on fs/fat, checked on ${SRCPKG[$l]} ${SRCVER[$l]}"
 	fi

@@ -184,7 +184,7 @@ if [[ -d $REPO/.git || -f $REPO/.git ]] && [[ $(repo_git rev-parse --is-shallow-
 	GIT=1
 	# what the package is made of; commits since debian/changelog last changed
 	INPUTS=(debian dkms tools/fat83 tools/card scripts/mkdeb.sh scripts/identity.sh scripts/kernel-hook-test.sh
-		docs/debian.md docs/card-owner.md)
+		tools/desktop docs/debian.md docs/card-owner.md docs/writers.md)
 	for l in "${LINES[@]}"; do INPUTS+=("patches/$l"); done
 	base=$(repo_git log -1 --format=%H -- debian/changelog)
 	n=$(repo_git rev-list --count "${base:+$base..}HEAD" -- "${INPUTS[@]}")

@@ -273,7 +273,7 @@ printf '#!/bin/sh\necho fat83 "$@"\n' >"$S/fat83"
 chmod 755 "$S/fat83"
 MOUNTED="/media/other/X
 /media/tester/MY CARD" poc "$H/CUBE1.GCO"
-that "put-on-card, one card of this user's mounted: fat83 put onto it" grep -qx "fat83 put $H/CUBE1.GCO /media/tester/MY CARD" "$T/zenity.out"
+that "put-on-card, one card of this user's mounted: fat83 put onto it" grep -qx "fat83 put -- $H/CUBE1.GCO /media/tester/MY CARD" "$T/zenity.out"
 # kdialog, no zenity (PATH: the stand-ins alone): two cards, one with a blank, both offered
 K=$T/kde
 mkdir -p "$K"
@@ -287,7 +287,7 @@ MOUNTED="/media/tester/X
 /media/tester/MY CARD" PATH=$K USER=tester "$HERE/../desktop/put-on-card" "$H/CUBE1.GCO" >/dev/null 2>&1 || rc=$?
 that "put-on-card with kdialog: a card whose mount point has a blank offered, picked, fat83 put onto it" \
 	test "$rc" = 0 -a "$(grep -cx '/media/tester/MY CARD' "$T/kdialog.out")" = 2 -a \
-	-n "$(grep -x "fat83 put $H/CUBE1.GCO /media/tester/MY CARD" "$T/kdialog.out")"
+	-n "$(grep -x "fat83 put -- $H/CUBE1.GCO /media/tester/MY CARD" "$T/kdialog.out")"
 make -s -C "$HERE" install DESTDIR="$T/inst" PREFIX=/usr >/dev/null
 D=$T/inst/usr/share/fat83/put-on-card.desktop
 that "make install: put-on-card and its .desktop in /usr/share/fat83" test -x "$T/inst/usr/share/fat83/put-on-card" -a -f "$D"

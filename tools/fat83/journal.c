@@ -108,12 +108,8 @@ static int journal_open(struct ctx *c)
 		      esc(journal_path(c)), strerror(errno));
 		return -1;
 	}
-	if (st.st_size > 0 && (cut_unfinished(c->jfd, st.st_size) || fstat(c->jfd, &st))) {
-		warnf("%s: %s: nothing renamed", esc(journal_path(c)), strerror(errno));
-		close(c->jfd);
-		c->jfd = -1;
-		return -1;
-	}
+	if (st.st_size > 0 && (cut_unfinished(c->jfd, st.st_size) || fstat(c->jfd, &st)))
+		goto fail;
 	n = 0;
 	if (!st.st_size)
 		n = snprintf(head, sizeof(head),
@@ -122,16 +118,17 @@ static int journal_open(struct ctx *c)
 			"# R: about to rename DIR/OLD to NEW (ALIAS: OLD's 8.3 name); F: that\n"
 			"# rename failed.  R|F<TAB>DIR<TAB>OLD<TAB>NEW<TAB>ALIAS, escaped as ls -b.\n");
 	strftime(head + n, sizeof(head) - n, "# fix %Y-%m-%dT%H:%M:%SZ\n", gmtime(&now));
-	if (write(c->jfd, head, strlen(head)) != (ssize_t)strlen(head) || fsync(c->jfd)) {
-		warnf("%s: %s: nothing renamed", esc(journal_path(c)), strerror(errno));
-		close(c->jfd);
-		c->jfd = -1;
-		return -1;
-	}
+	if (write(c->jfd, head, strlen(head)) != (ssize_t)strlen(head) || fsync(c->jfd))
+		goto fail;
 	printf("%s: each rename is recorded first in %s (fat83 undo%s%s %s puts them back)\n",
 	       prog, esc(journal_path(c)), c->journal ? " --journal " : "",
 	       c->journal ? esc(c->journal) : "", esc(c->top));
 	return 0;
+fail:
+	warnf("%s: %s: nothing renamed", esc(journal_path(c)), strerror(errno));
+	close(c->jfd);
+	c->jfd = -1;
+	return -1;
 }
 
 /* One line, written and fsync'd; -1 (said) when it could not be. */

@@ -70,16 +70,8 @@ while [[ $# -gt 0 ]]; do
 done
 
 [[ $(id -u) == 0 ]] || die "needs root (debootstrap, chroot)"
-need=()
-for c in qemu-system-x86_64:qemu-system-x86 debootstrap:debootstrap cpio:cpio mkfs.vfat:dosfstools \
-	mcopy:mtools depmod:kmod; do
-	command -v "${c%%:*}" >/dev/null || need+=("${c#*:}")
-done
-if [[ ${#need[@]} -gt 0 ]]; then
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q </dev/null >/dev/null
-	apt-get install -y -q --no-install-recommends "${need[@]}" </dev/null >/dev/null
-fi
+host_need qemu-system-x86_64:qemu-system-x86 debootstrap:debootstrap cpio:cpio mkfs.vfat:dosfstools \
+	mcopy:mtools depmod:kmod
 
 W=$CACHE/card-guest
 mkdir -p "$W"

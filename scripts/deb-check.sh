@@ -121,11 +121,7 @@ esac
 INITRD=initramfs-tools
 [[ $DEBVER -lt 14 ]] || INITRD=dracut
 [[ $(id -u) == 0 ]] || die "needs root (debootstrap, chroot)"
-command -v debootstrap >/dev/null || {
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q </dev/null >/dev/null
-	apt-get install -y -q --no-install-recommends debootstrap </dev/null >/dev/null
-}
+host_need debootstrap:debootstrap
 
 START=$SECONDS
 mkdir -p "$CACHE"

@@ -16,6 +16,16 @@ die() {
 }
 step() { echo "== $PROG: $*"; }
 
+# host_need CMD:PACKAGE...: the packages of the commands this machine lacks, installed
+host_need() {
+	local c pkgs=()
+	for c; do command -v "${c%%:*}" >/dev/null || pkgs+=("${c#*:}"); done
+	((${#pkgs[@]})) || return 0
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q </dev/null >/dev/null
+	apt-get install -y -q --no-install-recommends "${pkgs[@]}" </dev/null >/dev/null
+}
+
 # debian_suite SUITE: its DEBVER and DLINE (Debian's kernel line); status 1 if none
 debian_suite() {
 	case $1 in

@@ -4,12 +4,9 @@
 # card-guest.sh: the card owner's desktop path, in a QEMU guest.
 set -euo pipefail
 
-PROG=${0##*/}
-REPO=$(cd "$(dirname "$0")/.." && pwd -P)
+# shellcheck source=scripts/lib/guest.sh
+. "$(dirname "$0")/lib/guest.sh"
 CACHE=${VFAT_NOLONGCREATE_CACHE:-$HOME/.cache/vfat-nolongcreate}
-# shellcheck source=scripts/lib/archive.sh
-. "$REPO/scripts/lib/archive.sh"
-MIRROR=$(debian_archive main) || exit 1
 DKMS_MODES=(1 0)
 SUITES=(bookworm trixie)
 SUITE_SET=0
@@ -71,23 +68,10 @@ while [[ $# -gt 0 ]]; do
 	*) usage >&2; exit 2 ;;
 	esac
 done
-die() {
-	echo "$PROG: $*" >&2
-	exit 1
-}
-step() { echo "== $PROG: $*"; }
 
 [[ $(id -u) == 0 ]] || die "needs root (debootstrap, chroot)"
-need=()
-for c in qemu-system-x86_64:qemu-system-x86 debootstrap:debootstrap cpio:cpio mkfs.vfat:dosfstools \
-	mcopy:mtools depmod:kmod; do
-	command -v "${c%%:*}" >/dev/null || need+=("${c#*:}")
-done
-if [[ ${#need[@]} -gt 0 ]]; then
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q </dev/null >/dev/null
-	apt-get install -y -q --no-install-recommends "${need[@]}" </dev/null >/dev/null
-fi
+host_need qemu-system-x86_64:qemu-system-x86 debootstrap:debootstrap cpio:cpio mkfs.vfat:dosfstools \
+	mcopy:mtools depmod:kmod
 
 W=$CACHE/card-guest
 mkdir -p "$W"
@@ -101,112 +85,16 @@ flock 7
 # modules (mkdeb.sh's copies in the cache go whenever the package is
 # made again, from this tree or another one).
 run_suite() {
-	local SUITE=$1 DEBVER LINE
-	case $SUITE in
-	bookworm) DEBVER=12 LINE=6.1 ;;
-	trixie) DEBVER=13 LINE=6.12 ;;
-	forky) DEBVER=14 LINE=7.2 ;;
-	esac
+	local SUITE=$1 DEBVER DLINE
+	debian_suite "$SUITE"
 	# forky: a short run (no slicer, its boot with the DKMS-built modules)
 	local slicer=1 modes=("${DKMS_MODES[@]}")
 	[[ $SUITE != forky ]] || { slicer=0; [[ ${#modes[@]} == 1 ]] || modes=(1); }
 	EXPORT=$CACHE/deb-check-$DEBVER/export
-	step "Debian $DEBVER's kernel and the DKMS-built modules: scripts/deb-check.sh --export (kept while the package is the same)"
-	"$REPO/scripts/deb-check.sh" --suite "$SUITE" --line "$LINE" --cache "$CACHE" --export "$EXPORT" --reuse-export |
-		tail -n 2 || { echo "not ok - deb-check.sh --suite $SUITE"; fails=$((fails + 1)) total=$((total + 1)); return; }
-	TOOLS_DEB=
-	# shellcheck source=/dev/null
-	. "$EXPORT/export.env" # PKGVER SUITE KREL KVERSION LINE DEB TOOLS_DEB
-	VMLINUZ=$EXPORT/$KREL/boot/vmlinuz-$KREL
-	[[ -f $VMLINUZ ]] || die "no $VMLINUZ"
-	[[ -f $TOOLS_DEB ]] || die "$EXPORT: no tools .deb (${TOOLS_DEB:-not in export.env})"
+	guest_export "$SUITE" || { echo "not ok - deb-check.sh --suite $SUITE"; fails=$((fails + 1)) total=$((total + 1)); return; }
+	export_env "$EXPORT"
 	echo "  the tools package: ${TOOLS_DEB##*/}"
-
-	# ------------------------------------------------------------- the root --
-	# What the root holds; another list is another root.
-	PKGS="systemd-sysv udev dbus polkitd udisks2 kmod dosfstools mtools rsync vim-tiny libglib2.0-bin python3"
-	# Debian 13: udisksd 2.10 loads libblockdev's fs plugin (libbd_fs.so.3)
-	# at start and exits on SIGTRAP without it; that plugin links
-	# libcom_err.so.2, which none of its package dependencies brings
-	# (libblockdev-fs3 3.3.0-2.1: libext2fs2t64 only), and which a
-	# minbase root of Debian 13 lacks (e2fsprogs is no longer required
-	# there; every desktop install has it).  Debian 12's minbase has it.
-	[[ $SUITE == bookworm ]] || PKGS+=" libcom-err2"
-	ROOT_KEY="2 $SUITE $PKGS"
-	R=$W/root-$DEBVER
-	in_root() { unshare --mount --pid --fork --mount-proc="$R/proc" chroot "$R" "$@"; }
-	if [[ $(cat "$R.key" 2>/dev/null) != "$ROOT_KEY" ]]; then
-		step "debootstrap $SUITE + $PKGS"
-		rm -f "$R.key" "$R.cpio"
-		rm -rf "$R"
-		# (debootstrap 1.0.128 has no script named forky: sid's)
-		script=()
-		[[ -e /usr/share/debootstrap/scripts/$SUITE ]] || script=(/usr/share/debootstrap/scripts/sid)
-		debootstrap --variant=minbase "$SUITE" "$R" "$MIRROR" "${script[@]}" >"$W/debootstrap.log" 2>&1 ||
-			{ tail -n 20 "$W/debootstrap.log" >&2; die "debootstrap failed"; }
-		echo force-unsafe-io >"$R/etc/dpkg/dpkg.cfg.d/unsafe-io"
-		cat >"$R/etc/apt/sources.list" <<-EOF
-	deb $MIRROR $SUITE main
-	deb $MIRROR $SUITE-updates main
-	deb $MIRROR-security $SUITE-security main
-	EOF
-		# an archive that is a snapshot has Release files past their Valid-Until
-		echo 'Acquire::Check-Valid-Until "false";' >"$R/etc/apt/apt.conf.d/50card-guest-valid-until"
-		# shellcheck disable=SC2086 # the list
-		{ in_root apt-get -q update && in_root env DEBIAN_FRONTEND=noninteractive \
-			apt-get -q -y --no-install-recommends install $PKGS; } >"$W/apt.log" 2>&1 ||
-			{ tail -n 20 "$W/apt.log" >&2; die "apt-get install in the root failed"; }
-		in_root apt-get clean
-		# every library udisksd and its libblockdev plugins (loaded with
-		# dlopen, which no package dependency guarantees) need
-		# shellcheck disable=SC2016 # the root's sh expands them
-		missing=$(in_root sh -c 'for f in /usr/libexec/udisks2/udisksd /usr/lib/*/libbd_*.so.[0-9]; do
-			ldd "$f" | sed -n "s|^[[:space:]]*\([^ ]*\) => not found|$f: \1|p"; done')
-		[[ -z $missing ]] || die "the root lacks libraries of udisks2: $missing"
-		# The desktop's user, whom polkit lets use udisks2 as it lets an
-		# active local session (no logind session here); the console is
-		# the test's: no getty on it.
-		in_root useradd -m -u 1000 -s /bin/bash owner
-		mkdir -p "$R/etc/polkit-1/rules.d"
-		cat >"$R/etc/polkit-1/rules.d/50-card-guest.rules" <<-'EOF'
-		polkit.addRule(function(action, subject) {
-		    if (action.id.indexOf("org.freedesktop.udisks2.") == 0 && subject.user == "owner")
-		        return polkit.Result.YES;
-		});
-		EOF
-		for u in serial-getty@ttyS0.service getty@tty1.service systemd-timesyncd.service \
-			apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer fstrim.timer; do
-			ln -sf /dev/null "$R/etc/systemd/system/$u"
-		done
-		echo card-guest >"$R/etc/hostname"
-		echo "$ROOT_KEY" >"$R.key"
-	fi
-	# The kernel's own modules the guest needs (virtio disks, loop, fat,
-	# codepages), from its package, the version of the export.
-	K=$W/kernel-$KREL
-	if [[ ! -d $K/usr/lib/modules/$KREL ]]; then
-		step "linux-image-$KREL $KVERSION: the modules the guest needs"
-		rm -rf "$K" "$R.cpio"
-		mkdir -p "$K.tmp"
-		# (Debian 14: the modules are in linux-modules-KREL, their lists in linux-base-KREL)
-		kpkgs="linux-image-$KREL=$KVERSION"
-		[[ $DEBVER -lt 14 ]] || kpkgs+=" linux-modules-$KREL=$KVERSION linux-base-$KREL=$KVERSION"
-		in_root sh -c "cd /tmp && apt-get -q download $kpkgs" >"$W/kdownload.log" 2>&1 ||
-			{ tail -n 5 "$W/kdownload.log" >&2; die "cannot download $kpkgs"; }
-		for f in "$R"/tmp/linux-*-"$KREL"_*.deb; do dpkg-deb -x "$f" "$K.tmp/x"; done
-		rm -f "$R"/tmp/linux-*-"$KREL"_*.deb
-		S=$K.tmp/x/usr/lib/modules/$KREL # Debian 13; Debian 12: /lib
-		[[ -d $S ]] || S=$K.tmp/x/lib/modules/$KREL
-		# usr/lib: the root's /lib is a link to it (an initramfs directory
-		# entry "lib" would replace the link)
-		mkdir -p "$K.tmp/k/usr/lib/modules/$KREL"
-		(cd "$S" && cp modules.order modules.builtin modules.builtin.modinfo "$K.tmp/k/usr/lib/modules/$KREL/" &&
-			find kernel \( -path 'kernel/drivers/virtio/*' -o -path 'kernel/drivers/block/virtio_blk.ko*' \
-				-o -path 'kernel/drivers/block/loop.ko*' -o -path 'kernel/fs/fat/*' -o -path 'kernel/fs/nls/*' \) \
-				-exec cp --parents {} "$K.tmp/k/usr/lib/modules/$KREL/" \;) || die "no modules in linux-image-$KREL"
-		mv "$K.tmp/k" "$K"
-		rm -rf "$K.tmp"
-	fi
+	guest_root "$SUITE"
 	# The slicer: Debian's prusa-slicer and what it needs (~700 MB on
 	# Debian 12, ~1.1 GB on 13), for tools/card/slicer-test.sh and the
 	# writers' table.  Installed (apt-get, --no-install-recommends) into a
@@ -226,7 +114,7 @@ run_suite() {
 		cp -al "$R" "$L.tmp"
 		rm -rf "$L.tmp/var/log" && cp -a "$R/var/log" "$L.tmp/var/log"
 		touch "$L.stamp" # after the copy: what changes from now on is the layer's
-		in_layer() { unshare --mount --pid --fork --mount-proc="$L.tmp/proc" chroot "$L.tmp" "$@"; }
+		in_layer() { R=$L.tmp in_root "$@"; }
 		# shellcheck disable=SC2086 # the list
 		{ in_layer apt-get -q update && in_layer env DEBIAN_FRONTEND=noninteractive \
 			apt-get -q -y --no-install-recommends install $SLICER_PKGS; } >"$W/apt-slicer.log" 2>&1 </dev/null ||
@@ -241,17 +129,10 @@ run_suite() {
 		mv "$L.cpio.tmp" "$L.cpio"
 		echo "$LAYER_KEY" >"$L.key"
 	fi
-	if [[ ! -f $R.cpio ]]; then
-		step "the root as an initramfs"
-		(cd "$R" && find . -path ./proc/\* -prune -o -print | cpio -o -H newc --quiet) >"$R.cpio.tmp"
-		(cd "$K" && find . | cpio -o -H newc --quiet) >>"$R.cpio.tmp"
-		mv "$R.cpio.tmp" "$R.cpio"
-	fi
 
 	# ------------------------------------------------------------- the cards --
 	mkcard() { # mkcard FILE SERIAL LABEL
-		rm -f "$1"
-		mkfs.vfat -C -F 16 -i "$2" -n "$3" "$1" 32768 >/dev/null
+		guest_vfat "$@"
 		printf 'old\n' >"$W/old.txt"
 		MTOOLS_NO_VFAT=0 mcopy -i "$1" "$W/old.txt" "::Old Long Name.gcode"
 	}
@@ -263,11 +144,10 @@ run_suite() {
 		mkcard "$T/c1.img" 1111AAAA PRINTER
 		mkcard "$T/c2.img" 2222BBBB STICK
 		mkcard "$T/c3.img" 3333CCCC OTHER
-		rm -f "$T/c4.img"
-		mkfs.vfat -C -F 16 -i 4444DDDD -n WRITERS "$T/c4.img" 32768 >/dev/null
+		guest_vfat "$T/c4.img" 4444DDDD WRITERS
 		truncate -s 8M "$T/blank.img"
 		cp "$TOOLS_DEB" "$T/o/opt/nlc/tools.deb"
-		cp "$REPO/tools/card/guest-test.sh" "$REPO/tools/card/writers.sh" "$REPO/tools/card/slicer-test.sh" \
+		cp "$REPO/tools/card/guest-test.sh" "$REPO/scripts/lib/guest-tap.sh" "$REPO/tools/card/writers.sh" "$REPO/tools/card/slicer-test.sh" \
 			"$REPO/tools/desktop/put-on-card" "$T/o/opt/nlc/"
 		# the DKMS package's postrm (its removal, simulated), and
 		# nolongcreate-card installed from the sources under /usr/local
@@ -288,40 +168,14 @@ run_suite() {
 		cp "$CARDSRC/docs/card-owner.md" "$T/o/opt/nlc/" # its Undo block, run as written
 		make -s -C "$CARDSRC/tools/card" install DESTDIR="$T/o/opt/nlc/local" >/dev/null ||
 			die "make -C tools/card install DESTDIR=... failed"
-		mkdir -p "$T/o/etc/systemd/system/multi-user.target.wants"
-		cat >"$T/o/etc/systemd/system/nlc-test.service" <<-'EOF'
-		[Unit]
-		Description=vfat-nolongcreate card test
-		After=systemd-udev-trigger.service systemd-udevd.service dbus.service polkit.service
-		Wants=polkit.service
-
-		[Service]
-		Type=oneshot
-		ExecStart=/bin/bash /opt/nlc/guest-test.sh
-		ExecStopPost=/bin/sh -c 'sync; systemctl --force poweroff'
-		StandardOutput=tty
-		StandardError=tty
-		TTYPath=/dev/ttyS0
-		EOF
-		ln -s ../nlc-test.service "$T/o/etc/systemd/system/multi-user.target.wants/nlc-test.service"
-		if [[ $dkms == 1 ]]; then
-			find "$EXPORT/$KREL/modules/updates/dkms" -name '*.ko*' | while read -r f; do
-				case $f in
-				*.ko.xz) xz -dc "$f" >"$T/o/usr/lib/modules/$KREL/updates/dkms/$(basename "$f" .xz)" ;;
-				*) cp "$f" "$T/o/usr/lib/modules/$KREL/updates/dkms/" ;;
-				esac
-			done
-		fi
-		# the module index of the stock modules plus these, made here: udev
-		# loads modules (virtio_blk...) long before a test could run depmod
+		guest_service "$T/o" nlc-test /opt/nlc/guest-test.sh "vfat-nolongcreate card test"
+		[[ $dkms != 1 ]] || guest_modules "$EXPORT" "$T/o"
+		# the module index of the stock modules plus these
 		rm -rf "$T/dep"
 		mkdir -p "$T/dep/lib/modules"
 		cp -a "$K/usr/lib/modules/$KREL" "$T/dep/lib/modules/"
-		cp -a "$T/o/usr/lib/modules/$KREL/updates" "$T/dep/lib/modules/$KREL/"
-		depmod -b "$T/dep" "$KREL" || die "depmod -b $T/dep $KREL failed"
-		cp "$T/dep/lib/modules/$KREL"/modules.*.bin "$T/dep/lib/modules/$KREL"/modules.{dep,alias,symbols,softdep,devname} \
-			"$T/o/usr/lib/modules/$KREL/"
-		(cd "$T/o" && find . | cpio -o -H newc --quiet) >"$T/overlay.cpio"
+		guest_index "$T/dep" "$T/o"
+		cpio_of "$T/o" >"$T/overlay.cpio"
 		layer=()
 		[[ $dkms == 1 && $slicer == 1 ]] && layer=("$L.cpio")
 		cat "$R.cpio" "${layer[@]}" >"$T/initrd"
@@ -337,27 +191,12 @@ run_suite() {
 		mem=2048
 		[[ $dkms == 1 && $slicer == 1 ]] && mem=8192
 		step "boot: Debian $DEBVER ($SUITE), $KREL, $([[ $dkms == 1 ]] && echo "with the DKMS-built fat modules" || echo "its own fat modules (no nolongcreate)")"
-		t0=$SECONDS
 		out=$W/out-$SUITE-$dkms.txt
-		disks=() # by serial: the guest finds them in /dev/disk/by-id
-		for d in c1:printer c2:stick c3:other c4:writers blank:blank; do
-			disks+=(-drive "file=$T/${d%%:*}.img,if=none,id=${d#*:},format=raw"
-				-device "virtio-blk-pci,drive=${d#*:},serial=${d#*:}")
-		done
-		timeout "$TIMEOUT" qemu-system-x86_64 -machine q35 -accel tcg -cpu max -m "$mem" -smp 1 \
-			-nographic -no-reboot -kernel "$VMLINUZ" -initrd "$T/initrd" \
-			-append "console=ttyS0 rdinit=/sbin/init panic=-1 quiet loglevel=3 systemd.show_status=0 nlc.dkms=$dkms nlc.pkgver=$PKGVER nlc.slicer=$slicer" \
-			"${disks[@]}" </dev/null >"$out" 2>&1 || true
+		guest_boot "$out" "$mem" "nlc.dkms=$dkms nlc.pkgver=$PKGVER nlc.slicer=$slicer" \
+			"$T/c1.img:printer" "$T/c2.img:stick" "$T/c3.img:other" "$T/c4.img:writers" "$T/blank.img:blank"
 		rm -f "$T/initrd" # the parts above again: no need to keep it
-		tr -d '\r' <"$out" | sed -n '/^TAP version/,/^# card-guest:/p' | sed '/^--- writers/,/^--- end/d'
-		echo "   ($((SECONDS - t0)) s)"
-		p=$(tr -d '\r' <"$out" | grep -c '^ok ' || true)
-		f=$(tr -d '\r' <"$out" | grep -c '^not ok ' || true)
-		if ! tr -d '\r' <"$out" | grep -q '^# card-guest:'; then
-			echo "not ok - the guest did not finish (see $out)"
-			tail -n 20 "$out"
-			f=$((f + 1))
-		fi
+		guest_tap "$out" card-guest
+		p=$P f=$F
 		if [[ $dkms == 1 && $slicer == 1 ]]; then
 			tr -d '\r' <"$out" | sed -n '/^--- writers/,/^--- end/p' | sed '1d;$d' >"$W/writers-$SUITE.md"
 			if [[ ! -s $W/writers-$SUITE.md ]]; then

@@ -8,13 +8,9 @@
 # Run ./scripts/deb-check.sh --help for what it checks.
 set -euo pipefail
 
-PROG=${0##*/}
-REPO=$(cd "$(dirname "$0")/.." && pwd -P)
+# shellcheck source=scripts/lib/guest.sh
+. "$(dirname "$0")/lib/guest.sh"
 CACHE=${XDG_CACHE_HOME:-${HOME:-$(cd ~ && pwd)}/.cache}/vfat-nolongcreate
-# shellcheck source=scripts/lib/archive.sh
-. "$REPO/scripts/lib/archive.sh"
-MIRROR=$(debian_archive main) || exit 1
-SECURITY=$(debian_archive security)
 SUITE=bookworm
 LINE=
 EXPORT=
@@ -103,12 +99,6 @@ Exit status 0 when all holds.
 EOF
 }
 
-die() {
-	echo "$PROG: $*" >&2
-	exit 1
-}
-step() { echo "== $PROG: $*"; }
-
 while (($#)); do
 	case $1 in
 	--suite) [[ $# -ge 2 ]] || die "--suite needs a suite"; SUITE=$2; shift 2 ;;
@@ -120,12 +110,8 @@ while (($#)); do
 	*) usage >&2; exit 2 ;;
 	esac
 done
-case $SUITE in
-bookworm) DEBVER=12; LINE=${LINE:-6.1} ;;
-trixie) DEBVER=13; LINE=${LINE:-6.12} ;;
-forky) DEBVER=14; LINE=${LINE:-7.2} ;;
-*) die "--suite wants bookworm, trixie or forky, not '$SUITE'" ;;
-esac
+debian_suite "$SUITE" || die "--suite wants bookworm, trixie or forky, not '$SUITE'"
+LINE=${LINE:-$DLINE}
 case $LINE in
 6.1) IMAGE_RE='^linux-image-6\.1\.0-[0-9]+-amd64$' ;;
 6.12 | 7.2) IMAGE_RE="^linux-image-${LINE/./\\.}\\.[0-9]+\\+deb$DEBVER(\\.[0-9]+)?-amd64\$" ;;
@@ -135,11 +121,7 @@ esac
 INITRD=initramfs-tools
 [[ $DEBVER -lt 14 ]] || INITRD=dracut
 [[ $(id -u) == 0 ]] || die "needs root (debootstrap, chroot)"
-command -v debootstrap >/dev/null || {
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q </dev/null >/dev/null
-	apt-get install -y -q --no-install-recommends debootstrap </dev/null >/dev/null
-}
+host_need debootstrap:debootstrap
 
 START=$SECONDS
 mkdir -p "$CACHE"
@@ -151,8 +133,8 @@ step "package"
 "$REPO/scripts/mkdeb.sh" --reuse --out "$CACHE/deb-dkms" | tail -n 1
 # shellcheck source=/dev/null
 . "$CACHE/deb-dkms/package.env" # PKGVER DEB TOOLS_DEB DSC
-# an export is of this package version, made by this script
-EXPORT_KEY="$PKGVER $(sha256sum "$0" | cut -c 1-16)"
+# an export is of this package version, made by this script and its library
+EXPORT_KEY="$PKGVER $(cat "$0" "$REPO/scripts/lib/guest.sh" | sha256sum | cut -c 1-16)"
 if [[ -n $EXPORT && $REUSE_EXPORT == 1 && -f $EXPORT/export.env ]] &&
 	grep -qxF "EXPORT_KEY=$(printf '%q' "$EXPORT_KEY")" "$EXPORT/export.env"; then
 	echo "  export of $PKGVER kept: $EXPORT"
@@ -177,10 +159,6 @@ BUILD_DEPS=()
 [[ $SUITE == bookworm ]] || BUILD_DEPS=(dpkg-dev build-essential debhelper lintian git desktop-file-utils)
 ROOT_FORMAT=6${BUILD_DEPS[0]:+c}
 
-# Run a command in the root: its own mount and pid namespace, /proc of its own.
-in_root() {
-	unshare --mount --pid --fork --mount-proc="$R/proc" chroot "$R" "$@"
-}
 apt_root() {
 	in_root env DEBIAN_FRONTEND=noninteractive apt-get -q -y --no-install-recommends "$@"
 }
@@ -198,23 +176,8 @@ versions() { in_root apt-cache madison "$1" | awk -F'|' '{ gsub(/ /, "", $2); pr
 if [[ ! -f $TARBALL || ! -f $TARBALL.env ]] || ! grep -qx "ROOT_FORMAT=$ROOT_FORMAT" "$TARBALL.env"; then
 	t0=$SECONDS
 	step "debootstrap --variant=minbase $SUITE, then the OLDER $LINE kernel and dkms"
-	rm -rf "$R"
-	# (debootstrap 1.0.128 has no script named forky: sid's)
-	script=()
-	[[ -e /usr/share/debootstrap/scripts/$SUITE ]] || script=(/usr/share/debootstrap/scripts/sid)
-	debootstrap --variant=minbase "$SUITE" "$R" "$MIRROR" "${script[@]}" >"$W/debootstrap.log" 2>&1 ||
-		{ tail -n 20 "$W/debootstrap.log" >&2; die "debootstrap failed"; }
-	# dpkg without fsync in this throwaway root (each kernel package
-	# unpacks thousands of files): the same files, faster
-	echo force-unsafe-io >"$R/etc/dpkg/dpkg.cfg.d/deb-check-unsafe-io"
-	cat >"$R/etc/apt/sources.list" <<EOF
-deb $MIRROR $SUITE main
-deb $MIRROR $SUITE-updates main
-deb $SECURITY $SUITE-security main
-EOF
-	[[ $SUITE != trixie ]] || echo "deb $MIRROR $SUITE-backports main" >>"$R/etc/apt/sources.list"
-	# an archive that is a snapshot has Release files past their Valid-Until
-	echo 'Acquire::Check-Valid-Until "false";' >"$R/etc/apt/apt.conf.d/50deb-check-valid-until"
+	debian_bootstrap "$SUITE" "$W/debootstrap.log"
+	[[ $SUITE != trixie ]] || echo "deb $(debian_archive main) $SUITE-backports main" >>"$R/etc/apt/sources.list"
 	apt_root update >"$W/apt.log" 2>&1 || { tail -n 20 "$W/apt.log" >&2; die "apt-get update in the root failed"; }
 	# No initramfs in this root, which never boots (the kernel's postinst
 	# hook would make one per kernel install, ~30-60 s each): its
@@ -577,7 +540,7 @@ echo "  in the initramfs (chroot): the programs modprobe-fat runs there: $(head 
 # the initramfs's files for sigenforce-guest.sh, which runs modprobe vfat
 # in them (chroot) on a kernel that refuses the package's modules
 if [[ -n $EXPORT && -f $EXPORT/export.env ]]; then
-	(cd "$R$X" && find . | cpio -o -H newc --quiet) >"$EXPORT/$KNEW/initramfs.cpio" ||
+	cpio_of "$R$X" >"$EXPORT/$KNEW/initramfs.cpio" ||
 		problems+=("2d: cannot write $EXPORT/$KNEW/initramfs.cpio")
 	echo "  export: $KNEW/initramfs.cpio, $(du -k "$EXPORT/$KNEW/initramfs.cpio" | cut -f1) KiB"
 fi

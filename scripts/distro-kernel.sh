@@ -24,28 +24,23 @@
 # Writes WORK/distro.env (VMLINUZ, KREL, MODROOT, LOAD, EXPECT, ...).
 set -euo pipefail
 
-PROG=${0##*/}
-REPO=$(cd "$(dirname "$0")/.." && pwd -P)
+# shellcheck source=scripts/lib/guest.sh
+. "$(dirname "$0")/lib/guest.sh"
 [[ $# -ge 3 ]] || { echo "usage: $PROG CACHE WORK LINE [--no-dkms]" >&2; exit 2; }
 CACHE=$1 WORK=$2 LINE=$3
 NO_DKMS=0
 [[ ${4:-} == --no-dkms ]] && NO_DKMS=1
 case $LINE in
-6.1) SUITE=bookworm DEBVER=12 DLINE=6.1 ;;
-6.12) SUITE=trixie DEBVER=13 DLINE=6.12 ;;
-7.3) SUITE=forky DEBVER=14 DLINE=7.2 ;; # Debian 14's 7.2, with the mainline series
+6.1) SUITE=bookworm ;;
+6.12) SUITE=trixie ;;
+7.3) SUITE=forky ;; # Debian 14's 7.2, with the mainline series
 *) echo "$PROG: no Debian kernel for line $LINE" >&2; exit 2 ;;
 esac
+debian_suite "$SUITE"
 # Modules the guest loads, in order: what the suite mounts with (loop,
 # codepages 437, 850 and 932, iocharsets iso8859-1, utf8, cp932 and Debian's
 # default ascii), then fat, vfat and msdos.
 LOAD="loop nls_cp437 nls_cp850 nls_cp932 nls_iso8859-1 nls_utf8 nls_ascii fat vfat msdos"
-
-die() {
-	echo "$PROG: $*" >&2
-	exit 1
-}
-step() { echo "== $PROG: $*"; }
 
 # ------------------------------------------- the root's kernel and modules --
 EXPORT=$CACHE/deb-check-$DEBVER/export
@@ -53,12 +48,9 @@ step "Debian $DEBVER ($SUITE): scripts/deb-check.sh --suite $SUITE --export $EXP
 # (qemu-run.sh holds the cache's lock)
 VFAT_NOLONGCREATE_LOCKED=1 "$REPO/scripts/deb-check.sh" --suite "$SUITE" --line "$DLINE" --cache "$CACHE" \
 	--export "$EXPORT" --reuse-export || die "deb-check.sh --suite $SUITE failed"
-# shellcheck source=/dev/null
-. "$EXPORT/export.env" # PKGVER SUITE KREL KVERSION LINE
-E=$EXPORT/$KREL
-VMLINUZ=$E/boot/vmlinuz-$KREL
-STOCK=$E/modules
-[[ -f $VMLINUZ && -d $STOCK/kernel && -d $STOCK/updates/dkms ]] || die "incomplete export in $E"
+export_env "$EXPORT"
+E=$EXPORT/$KREL STOCK=$EXPORT/$KREL/modules
+[[ -d $STOCK/kernel && -d $STOCK/updates/dkms ]] || die "incomplete export in $E"
 echo "  Package: linux-image-$KREL Version: $KVERSION ($SUITE); vfat-nolongcreate-dkms $PKGVER"
 
 # -------------------------------------------------------- module tree ----
@@ -69,17 +61,6 @@ step "modules for the guest: $LOAD"
 M=$WORK/modroot/usr/lib/modules/$KREL
 mkdir -p "$M/updates/dkms"
 cp "$STOCK"/modules.order "$STOCK"/modules.builtin "$STOCK"/modules.builtin.modinfo "$M/"
-# a module file as the guest's modprobe takes it: uncompressed
-put() {
-	local f=$1 to=$2
-	case $f in
-	*.ko) cp "$f" "$to/" ;;
-	*.ko.xz) xz -dc "$f" >"$to/$(basename "$f" .xz)" ;;
-	*.ko.zst) zstd -qdc "$f" >"$to/$(basename "$f" .zst)" ;;
-	*.ko.gz) gzip -dc "$f" >"$to/$(basename "$f" .gz)" ;;
-	*) die "$f: not a module file" ;;
-	esac
-}
 for m in ${LOAD}; do
 	f=$(find "$STOCK/kernel" -name "$m.ko*" | head -n 1)
 	if [[ -z $f ]]; then
@@ -88,12 +69,12 @@ for m in ${LOAD}; do
 	fi
 	rel=${f#"$STOCK"/}
 	mkdir -p "$M/${rel%/*}"
-	put "$f" "$M/${rel%/*}"
+	put_module "$f" "$M/${rel%/*}"
 done
 for m in fat vfat msdos; do
 	f=$(ls "$STOCK/updates/dkms/$m.ko"*) || die "the root built no $m.ko"
 	mkdir -p "$WORK/built"
-	put "$f" "$WORK/built"
+	put_module "$f" "$WORK/built"
 	f=$WORK/built/$m.ko
 	[[ $(modinfo -F vermagic "$f") == "$(modinfo -F vermagic "$(find "$M/kernel/fs/fat" -name "$m.ko")")" ]] ||
 		die "$m.ko: vermagic differs from the stock module's"

@@ -14,36 +14,9 @@
 # Run by nlc-sig.service; TAP on the console.
 set -u
 
-ENFORCE=0 PKGVER='' DEBVER=12
-read -r -a args </proc/cmdline
-for a in "${args[@]}"; do
-	case $a in
-	nlc.enforce=*) ENFORCE=${a#*=} ;;
-	nlc.pkgver=*) PKGVER=${a#*=} ;;
-	nlc.debver=*) DEBVER=${a#*=} ;;
-	esac
-done
-
-n=0 fails=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
-check() { # check DESCRIPTION COMMAND...: ok when COMMAND succeeds
-	local d=$1
-	shift
-	if "$@" >/tmp/out 2>&1; then ok "$d"; else notok "$d"; sed 's/^/# /' /tmp/out; fi
-}
-say() { echo "# $*"; }
-run() { # show a command and its output
-	echo "# \$ $*"
-	"$@" >/tmp/run.out 2>&1
-	local rc=$?
-	sed 's/^/#   /' /tmp/run.out
-	return $rc
-}
-as_owner() { runuser -u owner -- "$@"; }
-opts_of() { awk -v d="$1" '$1 == d { print $4 }' /proc/mounts; }
-has_opt() { case ",$(opts_of "$1")," in *",$2,"*) return 0 ;; esac; return 1; }
-mounted() { [ -n "$(opts_of "$1")" ]; }
+# shellcheck source=scripts/lib/guest-tap.sh
+. "${0%/*}/guest-tap.sh"
+ENFORCE=$(nlc_arg enforce 0) PKGVER=$(nlc_arg pkgver '') DEBVER=$(nlc_arg debver 12)
 # where fat, vfat, msdos in use come from: the package's (its version) or
 # the kernel's own ("own": no version)
 from() { if [ -f "/sys/module/$1/version" ]; then cat "/sys/module/$1/version"; else echo own; fi; }
@@ -58,8 +31,7 @@ all_from() { # all_from WHAT: fat, vfat and msdos (those loaded) are WHAT's
 export PKGVER
 export -f from all_from
 
-udevadm settle --timeout=120
-for _ in $(seq 1 30); do timeout 10 runuser -u owner -- udisksctl status >/dev/null 2>&1 && break; sleep 2; done
+desktop_ready
 echo "TAP version 13"
 say "kernel $(uname -r), module.sig_enforce=$(cat /sys/module/module/parameters/sig_enforce), package $PKGVER"
 say "the boot's kernel log, fat and module signatures:"
@@ -167,5 +139,4 @@ else
 fi
 as_owner udisksctl unmount -b "$PRINTER" >/dev/null 2>&1
 mounted "$PRINTER" && umount "$PRINTER"
-echo "1..$n"
-echo "# sigenforce-guest: $((n - fails)) passed, $fails failed"
+tap_end sigenforce-guest

@@ -6,8 +6,8 @@
 # enrolled), in a QEMU guest.
 set -euo pipefail
 
-PROG=${0##*/}
-REPO=$(cd "$(dirname "$0")/.." && pwd -P)
+# shellcheck source=scripts/lib/guest.sh
+. "$(dirname "$0")/lib/guest.sh"
 CACHE=${VFAT_NOLONGCREATE_CACHE:-$HOME/.cache/vfat-nolongcreate}
 MODES=(1 0)
 SUITES=()
@@ -20,8 +20,8 @@ Usage: $PROG [--suite bookworm|trixie|forky]... [--enforce | --no-enforce] [--de
 
 Boots Debian 12's own kernel (6.1; --suite bookworm) and Debian 13's
 (6.12; --suite trixie; default: both, one after the other) in QEMU
-(TCG), each in the Debian root of scripts/card-guest.sh (systemd, udev, D-Bus, udisks2; made by a run of
-card-guest.sh if not there yet), with the fat modules the DKMS package
+(TCG), each in the Debian root of scripts/card-guest.sh (systemd, udev,
+D-Bus, udisks2; scripts/lib/guest.sh), with the fat modules the DKMS package
 built for that kernel in updates/dkms/ (scripts/deb-check.sh --export:
 unsigned, or signed by the root's dkms key, which the kernel does not
 trust) and the DKMS package's modprobe rule and modprobe-fat, a vfat
@@ -77,15 +77,9 @@ while [[ $# -gt 0 ]]; do
 	*) usage >&2; exit 2 ;;
 	esac
 done
-die() {
-	echo "$PROG: $*" >&2
-	exit 1
-}
-step() { echo "== $PROG: $*"; }
 [[ $(id -u) == 0 ]] || die "needs root (debootstrap, chroot)"
 
 W=$CACHE/sigenforce-guest
-CG=$CACHE/card-guest
 mkdir -p "$W"
 
 [[ ${#SUITES[@]} -gt 0 ]] || SUITES=(bookworm trixie)
@@ -107,14 +101,9 @@ if [[ ${#SUITES[@]} -gt 1 ]]; then
 	exit
 fi
 SUITE=${SUITES[0]}
-case $SUITE in
-bookworm) DEBVER=12 LINE=6.1 ;;
-trixie) DEBVER=13 LINE=6.12 ;;
-forky) DEBVER=14 LINE=7.2; [[ ${#MODES[@]} == 1 ]] || MODES=(1) ;;
-*) usage >&2; exit 2 ;;
-esac
+debian_suite "$SUITE" || { usage >&2; exit 2; }
+[[ $SUITE != forky || ${#MODES[@]} == 1 ]] || MODES=(1)
 
-step "Debian $DEBVER's kernel and the DKMS-built modules: scripts/deb-check.sh --export (kept while the package is the same)"
 # The export is shared: another run (card-guest.sh of another checkout)
 # may make it again, for its package, before this one boots.  So, under
 # the runner's lock, made (or kept) and copied here (~20 MB), and that
@@ -123,47 +112,26 @@ if [[ -z ${VFAT_NOLONGCREATE_LOCKED:-} ]]; then
 	exec 9>"$CACHE/.lock"
 	flock 9
 fi
-SHARED_EXPORT=$CACHE/deb-check-$DEBVER/export
-VFAT_NOLONGCREATE_LOCKED=1 "$REPO/scripts/deb-check.sh" --suite "$SUITE" --line "$LINE" --cache "$CACHE" \
-	--export "$SHARED_EXPORT" --reuse-export | tail -n 2 || die "deb-check.sh --suite $SUITE failed"
+VFAT_NOLONGCREATE_LOCKED=1 guest_export "$SUITE" || die "deb-check.sh --suite $SUITE failed"
 EXPORT=$W/export-$SUITE.$$
 trap 'rm -rf "$EXPORT"' EXIT
-cp -a "$SHARED_EXPORT" "$EXPORT"
+cp -a "$CACHE/deb-check-$DEBVER/export" "$EXPORT"
 [[ -n ${VFAT_NOLONGCREATE_LOCKED:-} ]] || exec 9>&-
-# the package (deb-check.sh makes it with mkdeb.sh --reuse): the .debs of
-# the export, of the same build as its modules (mkdeb.sh's copies in the
-# cache go whenever the package is made again)
-DEB='' TOOLS_DEB=''
-# shellcheck source=/dev/null
-. "$EXPORT/export.env" # PKGVER SUITE KREL KVERSION LINE DEB TOOLS_DEB
-DEB=$EXPORT/${DEB##*/} TOOLS_DEB=$EXPORT/${TOOLS_DEB##*/}
-VMLINUZ=$EXPORT/$KREL/boot/vmlinuz-$KREL
-[[ -f $VMLINUZ ]] || die "no $VMLINUZ"
-[[ -f $DEB && -f $TOOLS_DEB ]] || die "$EXPORT: no .debs (${DEB:-DEB not in export.env}, ${TOOLS_DEB:-TOOLS_DEB not in export.env})"
+# the .debs of the export, of the same build as its modules
+export_env "$EXPORT"
 [[ -n $DEB_UNDER_TEST ]] || DEB_UNDER_TEST=$DEB
-# The root and the kernel's own modules of card-guest.sh (one boot of it
-# makes them).
-R=$CG/root-$DEBVER K=$CG/kernel-$KREL
-if [[ ! -f $R.cpio || ! -d $K/usr/lib/modules/$KREL ]]; then
-	step "the Debian $DEBVER root: scripts/card-guest.sh --suite $SUITE --no-dkms (log: $W/card-guest.log)"
-	"$REPO/scripts/card-guest.sh" --suite "$SUITE" --no-dkms --cache "$CACHE" >"$W/card-guest.log" 2>&1 || true
-	[[ -f $R.cpio && -d $K/usr/lib/modules/$KREL ]] || { tail -n 20 "$W/card-guest.log" >&2; die "card-guest.sh made no root"; }
-fi
-exec 7>"$CG/.lock"
+# The root of card-guest.sh and the kernel's own modules.
+mkdir -p "$CACHE/card-guest"
+exec 7>"$CACHE/card-guest/.lock"
 flock 7
+guest_root "$SUITE"
 
 # ------------------------------------------------------------ the overlay --
 T=$W/run
 rm -rf "$T"
 O=$T/o
-mkdir -p "$O/opt/nlc" "$O/usr/lib/modules/$KREL/updates/dkms" "$O/boot/efi" "$O/etc/systemd/system/multi-user.target.wants" \
-	"$O/etc/systemd/system/emergency.service.d" "$O/etc/systemd/system/rescue.service.d"
-find "$EXPORT/$KREL/modules/updates/dkms" -name '*.ko*' | while read -r f; do
-	case $f in
-	*.ko.xz) xz -dc "$f" >"$O/usr/lib/modules/$KREL/updates/dkms/$(basename "$f" .xz)" ;;
-	*) cp "$f" "$O/usr/lib/modules/$KREL/updates/dkms/" ;;
-	esac
-done
+mkdir -p "$O/opt/nlc" "$O/boot/efi" "$O/etc"
+guest_modules "$EXPORT" "$O"
 for f in "$O/usr/lib/modules/$KREL/updates/dkms"/*.ko; do
 	echo "  ${f##*/}: version $(modinfo -F version "$f"), signer: $(modinfo -F signer "$f" | grep . || echo none)"
 done
@@ -199,10 +167,7 @@ if [[ $DEBVER -ge 13 ]]; then
 	[[ -n $(find "$O/usr/lib/modules/$KREL/kernel/fs/ext4" -name 'ext4.ko*' 2>/dev/null) ]] ||
 		die "$EXPORT/$KREL/modules has no ext4 (an export of an older deb-check.sh?)"
 fi
-cp -a "$O/usr/lib/modules/$KREL/updates" "$T/dep/lib/modules/$KREL/"
-depmod -b "$T/dep" "$KREL" || die "depmod -b $T/dep $KREL failed"
-cp "$T/dep/lib/modules/$KREL"/modules.*.bin "$T/dep/lib/modules/$KREL"/modules.{dep,alias,symbols,softdep,devname} \
-	"$O/usr/lib/modules/$KREL/"
+guest_index "$T/dep" "$O"
 # the package's modprobe rule and modprobe-fat, as dpkg installs them
 # (usr/lib: the root's /lib is a link to it; an older package shipped
 # the rule in /lib/modprobe.d)
@@ -240,7 +205,7 @@ if [[ $DEB_UNDER_TEST != "$DEB" ]]; then
 fi
 echo "  the initramfs of mkinitramfs (deb-check.sh), in /opt/nlc/initramfs: $(find "$IR" -type f | wc -l) files"
 cp "$TOOLS_DEB" "$O/opt/nlc/tools.deb"
-cp "$REPO/scripts/sigenforce-guest-test.sh" "$O/opt/nlc/"
+cp "$REPO/scripts/sigenforce-guest-test.sh" "$REPO/scripts/lib/guest-tap.sh" "$O/opt/nlc/"
 # an EFI machine's /etc/fstab; on Debian 13 /var on a disk of its own,
 # mounted after /boot/efi (nothing orders the two on a machine: here
 # /var/lib/dkms is surely not there when vfat first loads)
@@ -248,35 +213,11 @@ cat >"$O/etc/fstab" <<-'EOF'
 	LABEL=EFI /boot/efi vfat umask=0077 0 1
 EOF
 [[ $DEBVER -ge 13 ]] && echo 'LABEL=VAR /var ext4 defaults,x-systemd.after=boot-efi.mount 0 0' >>"$O/etc/fstab"
-cat >"$O/etc/systemd/system/nlc-sig.service" <<-'EOF'
-	[Unit]
-	Description=vfat-nolongcreate: the package under module signature enforcement
-	After=systemd-udev-trigger.service systemd-udevd.service dbus.service polkit.service local-fs.target
-	Wants=polkit.service
-
-	[Service]
-	Type=oneshot
-	ExecStart=/bin/bash /opt/nlc/sigenforce-guest-test.sh
-	ExecStopPost=/bin/sh -c 'sync; systemctl --force poweroff'
-	StandardOutput=tty
-	StandardError=tty
-	TTYPath=/dev/ttyS0
-EOF
-ln -s ../nlc-sig.service "$O/etc/systemd/system/multi-user.target.wants/nlc-sig.service"
-# Emergency or rescue mode (a failed /etc/fstab mount): say so, with the
-# journal's errors, and power off instead of waiting for a root password.
-for u in emergency rescue; do
-	cat >"$O/etc/systemd/system/$u.service.d/nlc.conf" <<-EOF
-	[Service]
-	ExecStart=
-	ExecStart=/bin/sh -c 'echo "# sigenforce-guest: $u mode"; journalctl -b --no-pager -o short-monotonic -p warning | grep -v audit | tail -n 25 | sed "s/^/#   /"; systemctl --force poweroff'
-	StandardInput=null
-	StandardOutput=tty
-	StandardError=tty
-	TTYPath=/dev/ttyS0
-	EOF
-done
-(cd "$O" && find . | cpio -o -H newc --quiet) >"$T/overlay.cpio"
+guest_service "$O" nlc-sig /opt/nlc/sigenforce-guest-test.sh \
+	"vfat-nolongcreate: the package under module signature enforcement" local-fs.target
+# emergency or rescue mode (a failed /etc/fstab mount) powers off, not waiting for a password
+guest_no_emergency "$O" sigenforce-guest
+cpio_of "$O" >"$T/overlay.cpio"
 if [[ $DEBVER -ge 13 ]]; then
 	# the root without what is in /var (on its disk) and the kernel's
 	# modules without kernel/fs/fat (R.cpio has them: an initramfs cannot
@@ -286,7 +227,7 @@ if [[ $DEBVER -ge 13 ]]; then
 	rm -rf "$T/k/usr/lib/modules/$KREL/kernel/fs/fat"
 	{
 		(cd "$R" && find . \( -path ./proc/\* -o -path ./var/\* \) -prune -o -print | cpio -o -H newc --quiet)
-		(cd "$T/k" && find . | cpio -o -H newc --quiet)
+		cpio_of "$T/k"
 		cat "$T/overlay.cpio"
 	} >"$T/initrd"
 else
@@ -295,41 +236,24 @@ fi
 
 fails=0 total=0
 for enforce in "${MODES[@]}"; do
-	rm -f "$T/efi.img" "$T/printer.img" "$T/var.img"
-	mkfs.vfat -C -F 16 -i 0EF10EF1 -n EFI "$T/efi.img" 32768 >/dev/null
-	mkfs.vfat -C -F 16 -i 1111AAAA -n PRINTER "$T/printer.img" 32768 >/dev/null
+	rm -f "$T/var.img"
+	guest_vfat "$T/efi.img" 0EF10EF1 EFI
+	guest_vfat "$T/printer.img" 1111AAAA PRINTER
 	vardisk=()
 	if [[ $DEBVER -ge 13 ]]; then
 		# (no metadata checksums: crc32c need not be loaded)
 		mkfs.ext4 -q -F -L VAR -O ^metadata_csum -d "$V" "$T/var.img" 1G >/dev/null ||
 			die "mkfs.ext4 -d $V failed"
-		vardisk=(-drive "file=$T/var.img,if=none,id=var,format=raw" -device "virtio-blk-pci,drive=var,serial=var")
+		vardisk=("$T/var.img:var")
 	fi
 	step "boot: Debian $DEBVER, $KREL, DKMS-built modules in updates/dkms, $([[ $enforce == 1 ]] && echo "module.sig_enforce=1" || echo "no signature enforcement")"
-	t0=$SECONDS
 	out=$W/out-$SUITE-$enforce.txt
-	append="console=ttyS0 rdinit=/sbin/init panic=-1 quiet loglevel=3 systemd.show_status=0 nlc.enforce=$enforce nlc.pkgver=$PKGVER nlc.debver=$DEBVER"
+	append="nlc.enforce=$enforce nlc.pkgver=$PKGVER nlc.debver=$DEBVER"
 	[[ $enforce == 1 ]] && append+=" module.sig_enforce=1"
-	timeout "$TIMEOUT" qemu-system-x86_64 -machine q35 -accel tcg -cpu max -m 2048 -smp 1 \
-		-nographic -no-reboot -kernel "$VMLINUZ" -initrd "$T/initrd" -append "$append" \
-		-drive "file=$T/efi.img,if=none,id=efi,format=raw" -device "virtio-blk-pci,drive=efi,serial=efi" \
-		-drive "file=$T/printer.img,if=none,id=printer,format=raw" -device "virtio-blk-pci,drive=printer,serial=printer" \
-		"${vardisk[@]}" </dev/null >"$out" 2>&1 || true
-	tr -d '\r' <"$out" | sed -n '/TAP version/,/^# sigenforce-guest: [0-9]/p' | sed 's/^.*TAP version/TAP version/'
-	echo "   ($((SECONDS - t0)) s)"
-	p=$(tr -d '\r' <"$out" | grep -c '^ok ' || true)
-	f=$(tr -d '\r' <"$out" | grep -c '^not ok ' || true)
-	if tr -d '\r' <"$out" | grep -q '# sigenforce-guest: \(emergency\|rescue\) mode'; then
-		echo "not ok - the boot stopped in emergency mode (module.sig_enforce=$enforce; see $out)"
-		tr -d '\r' <"$out" | sed -n '/# sigenforce-guest: \(emergency\|rescue\) mode/,$p' | grep '#' | sed 's/^.*# sigenforce-guest/# sigenforce-guest/' | head -n 26
-		f=$((f + 1))
-	elif ! tr -d '\r' <"$out" | grep -q '^# sigenforce-guest: [0-9]* passed'; then
-		echo "not ok - the guest did not finish (module.sig_enforce=$enforce; see $out)"
-		tail -n 20 "$out"
-		f=$((f + 1))
-	fi
-	total=$((total + p + f))
-	fails=$((fails + f))
+	guest_boot "$out" 2048 "$append" "$T/efi.img:efi" "$T/printer.img:printer" "${vardisk[@]}"
+	guest_tap "$out" sigenforce-guest "module.sig_enforce=$enforce"
+	total=$((total + P + F))
+	fails=$((fails + F))
 done
 echo "$((total - fails)) passed, $fails failed, 0 skipped"
 [[ $fails == 0 ]]

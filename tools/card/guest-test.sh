@@ -16,38 +16,13 @@
 # table (tools/card/writers.sh) between "--- writers" and "--- end".
 set -u
 
-DKMS=0 PKGVER='' SLICER=1
-read -r -a args </proc/cmdline
-for a in "${args[@]}"; do
-	case $a in
-	nlc.dkms=*) DKMS=${a#*=} ;;
-	nlc.pkgver=*) PKGVER=${a#*=} ;;
-	nlc.slicer=*) SLICER=${a#*=} ;; # 0: a root without the slicer's layer
-	esac
-done
+# shellcheck source=scripts/lib/guest-tap.sh
+. "${0%/*}/guest-tap.sh"
+DKMS=$(nlc_arg dkms 0) PKGVER=$(nlc_arg pkgver '')
+SLICER=$(nlc_arg slicer 1) # 0: a root without the slicer's layer
 
-n=0 fails=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
-check() { # check DESCRIPTION COMMAND...: ok when COMMAND succeeds
-	local d=$1
-	shift
-	if "$@" >/tmp/out 2>&1; then ok "$d"; else notok "$d"; sed 's/^/# /' /tmp/out; fi
-}
-# the options of DEV's mount in /proc/mounts ("" when not mounted)
-opts_of() { awk -v d="$1" '$1 == d { print $4 }' /proc/mounts; }
-has_opt() { case ",$(opts_of "$1")," in *",$2,"*) return 0 ;; esac; return 1; }
-mounted() { [ -n "$(opts_of "$1")" ]; }
 mounted_without() { mounted "$1" && ! has_opt "$1" "$2"; }
 mp_of() { awk -v d="$1" '$1 == d { print $2 }' /proc/mounts | sed 's/\\040/ /g'; }
-say() { echo "# $*"; }
-run() { # show a command and its output, as a transcript
-	echo "# \$ $*"
-	"$@" 2>&1 | sed 's/^/#   /'
-	return "${PIPESTATUS[0]}"
-}
-# udisksctl as the desktop's user
-as_owner() { runuser -u owner -- "$@"; }
 umount_all() { for d in "$PRINTER" "$STICK" "$OTHER" ${MYCARD:+"$MYCARD"}; do mounted "$d" && as_owner udisksctl unmount -b "$d" >/dev/null 2>&1; done; true; }
 # ENAMETOOLONG from touch: "File name too long"
 refused_long() { ! runuser -u owner -- touch "$1" 2>/tmp/err && grep -q 'File name too long' /tmp/err && [ ! -e "$1" ]; }
@@ -55,8 +30,7 @@ card_props() { udevadm info --query=property --name="$1" | grep '^UDISKS_MOUNT_O
 
 # ---------------------------------------------------------------- boot --
 say "kernel $(uname -r), dkms=$DKMS"
-udevadm settle --timeout=120
-for _ in $(seq 1 30); do timeout 10 runuser -u owner -- udisksctl status >/dev/null 2>&1 && break; sleep 2; done
+desktop_ready
 echo "TAP version 13"
 dev() { readlink -f "/dev/disk/by-id/virtio-$1"; }
 PRINTER=$(dev printer) STICK=$(dev stick) OTHER=$(dev other) WRITERS=$(dev writers) BLANK=$(dev blank) MYCARD=
@@ -70,8 +44,7 @@ check "udisksd answers the desktop's user (udisks2 $(dpkg-query -W -f '${Version
 if [ $fails != 0 ]; then
 	systemctl --no-pager status udisks2 polkit dbus 2>&1 | sed 's/^/# /'
 	journalctl --no-pager -b -u udisks2 -u polkit -u dbus 2>&1 | tail -n 30 | sed 's/^/# /'
-	echo "1..$n"
-	echo "# card-guest: $((n - fails)) passed, $fails failed"
+	tap_end card-guest
 	exit 1
 fi
 check "the cards are there" test -b "$PRINTER" -a -b "$STICK" -a -b "$OTHER" -a -b "$WRITERS" -a -b "$BLANK"
@@ -495,5 +468,4 @@ if [ "$DKMS" = 1 ]; then
 	umount_all
 fi
 
-echo "1..$n"
-echo "# card-guest: $((n - fails)) passed, $fails failed"
+tap_end card-guest

@@ -10,6 +10,8 @@ set -euo pipefail
 
 PROG=${0##*/}
 REPO=$(cd "$(dirname "$0")/.." && pwd -P)
+# shellcheck source=scripts/lib/common.sh
+. "$REPO/scripts/lib/common.sh"
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/vfat-nolongcreate
 SUITE=filesystems/fat
 # a header shared with other suites that the suite adds to: copied over
@@ -61,11 +63,6 @@ b/$SUITE/F" of each file changed.
                  only write LINE's form of selftests/$SUITE/ to
                  DIR/$SUITE/ (what ./qemu-run.sh compares the tree with)
 EOF
-}
-
-die() {
-	echo "$PROG: $*" >&2
-	exit 1
 }
 
 FORM_DIR=

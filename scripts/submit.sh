@@ -27,6 +27,8 @@ set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 PROG=${0##*/}
+# shellcheck source=scripts/lib/common.sh
+. "$REPO/scripts/lib/common.sh"
 export LC_ALL=C
 
 LINE=7.3
@@ -154,12 +156,6 @@ tree at --tree DIR, or no pristine tree without it (run ./qemu-run.sh
 EOF
 }
 
-die() { # STATUS MESSAGE...
-	local st=$1
-	shift
-	printf '%s: %s\n' "$PROG" "$*" >&2
-	exit "$st"
-}
 die_usage() { die 2 "$* (see --help)"; }
 
 while [[ $# -gt 0 ]]; do

@@ -13,10 +13,8 @@ PROG=${0##*/}
 
 # ---------------------------------------------------------------- defaults --
 CACHE=${XDG_CACHE_HOME:-${HOME:-$(cd ~ && pwd)}/.cache}/vfat-nolongcreate
-# Kernel lines: Debian's linux-source-<line> packages, one patches/<line>/
-# each.  The first is the default.  Lines 7.x are mainline: Debian ships
-# them in experimental or unstable, which scripts/mainline-source.sh reaches
-# without the host's apt sources.
+# Debian's linux-source-LINE, one patches/LINE/ each, the default first; 7.x
+# are mainline, from experimental or unstable (scripts/mainline-source.sh).
 LINES=(6.1 6.12 7.3)
 LINE=${LINES[0]}
 TESTS=()
@@ -607,13 +605,10 @@ NONCE=
 INITRD=
 STAGING=
 
-# KCSAN (a kernel built with CONFIG_KCSAN=y): every race is reported and
-# judged after the run (scripts/kcsan-judge.awk: one with an fs/fat frame
-# in either stack fails, core code's are listed, not judged).  Such a
-# kernel boots without panic_on_warn: KCSAN panics with it at its first
-# report (check_panic_on_warn() in kernel/kcsan/report.c), core code's
-# included; a WARNING still fails the run through the splat grep.
-# Decided with the kernel built (make_initramfs).
+# A KCSAN kernel boots without panic_on_warn, with which its first report
+# panics (check_panic_on_warn() in kernel/kcsan/report.c), core code's too:
+# scripts/kcsan-judge.awk judges the reports after the run; a WARNING still
+# fails it through the splat grep.
 KCSAN=0
 PANIC_ON_WARN=panic_on_warn=1
 kcsan_detect() {

@@ -1,27 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# submit.sh - write the mainline patches as two postings, ready for git
-# send-email, signed by the person running it:
-#
-#   option/    every patch of patches/7.3/series but the 8.3 fast path, with
-#              a cover letter: "fat: add the nolongcreate mount option to vfat"
-#   fastpath/  the 8.3 fast path, patches/fastpath/*.patch, as [RFC PATCH]
-#              on the same base, independent of the option series; one
-#              patch goes without a cover letter, its notes below --- kept
-#
-# under <cache>/submission/.  With --tree DIR (make submission TREE=DIR), a
-# mainline checkout (a kernel.org clone): both are applied onto its HEAD
-# (each posting with plain git am, on its own), built
-# there, and written with git format-patch --base=<that commit>.  Without
-# it, onto the pristine linux-source-7.3 tree of ./qemu-run.sh, whose
-# upstream tag (v7.3-rc7 for Debian's 7.3~rc7) the cover letter names: no
-# base-commit: line, as that tree is a private import.  Checked either way:
-# git am onto the base, fs/fat built with W=1 and the touched selftests
-# built there, checkpatch.pl --strict; on Debian's tree also that Debian's
-# patches left those paths alone.
-#
-# Run scripts/submit.sh --help for the options.
+# submit.sh - make submission: the option series (patches/7.3/series but the
+# fast path, with a cover letter) and the fast path as [RFC PATCH], each
+# applied, built and checkpatch'ed on a mainline checkout (--tree) or on the
+# pristine linux-source-7.3, written under <cache>/submission/ for git
+# send-email.  --help for the options; docs/series.md for the checks.
 
 set -euo pipefail
 

@@ -571,30 +571,23 @@ STAGE=$OUT/staging
 rm -rf "$STAGE"
 mkdir -p "$STAGE"
 
-# The option series' blurb: the body of the hand-written cover letter, up to
-# the shortlog ("Name (N):") or the diffstat git put under it.  A first
-# posting (--version 1) leaves out its "Changes in vN" sections: those
-# rounds were the project's reviews, not the list's.
-awk -v first="$([[ $VERSION == 1 ]] && echo 1)" 'hdr == 0 { if (/^$/) hdr = 1; next }
-	/^[^ \t].* \([0-9]+\):$/ || /^ [^ ].* +\| +[0-9]+/ || /^-- $/ || /^base-commit:/ { exit }
-	first && /^Changes in v[0-9]+$/ { skip = 1; next }
-	skip && /^[^ =]/ && !/^Changes in v[0-9]+$/ { skip = 0 }
-	!skip { print }' "$PATCHDIR/0000-cover-letter.patch" |
-	awk '{ l[NR] = $0 } /[^ \t]/ { last = NR } END { for (i = 1; i <= last; i++) print l[i] }' \
-		>"$TMP/option.blurb"
-[[ -s $TMP/option.blurb ]] || fail "no text in patches/$LINE/0000-cover-letter.patch"
-
-# The fast path's: patches/fastpath/0000-cover-letter.patch the same way,
-# else this one.
-if [[ -f $FASTDIR/0000-cover-letter.patch ]]; then
+# blurb COVER OUT: the body of a hand-written cover letter, up to the
+# shortlog ("Name (N):") or the diffstat git put under it.  A first posting
+# (--version 1) leaves out its "Changes in vN" sections: those rounds were
+# the project's reviews, not the list's.
+blurb() {
 	awk -v first="$([[ $VERSION == 1 ]] && echo 1)" 'hdr == 0 { if (/^$/) hdr = 1; next }
 		/^[^ \t].* \([0-9]+\):$/ || /^ [^ ].* +\| +[0-9]+/ || /^-- $/ || /^base-commit:/ { exit }
 		first && /^Changes in v[0-9]+$/ { skip = 1; next }
 		skip && /^[^ =]/ && !/^Changes in v[0-9]+$/ { skip = 0 }
-		!skip { print }' "$FASTDIR/0000-cover-letter.patch" |
-		awk '{ l[NR] = $0 } /[^ \t]/ { last = NR } END { for (i = 1; i <= last; i++) print l[i] }' \
-			>"$TMP/fastpath.blurb"
-	[[ -s $TMP/fastpath.blurb ]] || fail "no text in patches/fastpath/0000-cover-letter.patch"
+		!skip { print }' "$1" |
+		awk '{ l[NR] = $0 } /[^ \t]/ { last = NR } END { for (i = 1; i <= last; i++) print l[i] }' >"$2"
+	[[ -s $2 ]] || fail "no text in ${1#"$REPO"/}"
+}
+blurb "$PATCHDIR/0000-cover-letter.patch" "$TMP/option.blurb"
+# the fast path's own cover letter, else the text below
+if [[ -f $FASTDIR/0000-cover-letter.patch ]]; then
+	blurb "$FASTDIR/0000-cover-letter.patch" "$TMP/fastpath.blurb"
 else
 	cat >"$TMP/fastpath.blurb" <<EOB
 This patch makes vfat show plain ASCII 8.3 names, and rule entries out in

@@ -56,6 +56,15 @@ count() { # LINE PASS FAIL SKIP
 elapsed() { # SINCE
 	printf '%dm%02ds' $(((SECONDS - $1) / 60)) $(((SECONDS - $1) % 60))
 }
+# tally LINE STATUS PASSED FAILED OK-NOTE FAIL-NOTE: ok with status 0, none
+# failed and some passed; else the failed ones, at least one
+tally() {
+	if [[ $2 == 0 && ${4:-1} == 0 && ${3:-0} -gt 0 ]]; then
+		count "$1" "$3" 0 0; note ok "$5"
+	else
+		count "$1" "${3:-0}" "$(( ${4:-0} > 0 ? ${4:-0} : 1 ))" 0; note FAIL "$6"
+	fi
+}
 
 if ((!DEB_ONLY)); then
 	echo "=== docs: README.md and docs/ against make help and ./qemu-run.sh --help"
@@ -129,11 +138,7 @@ if ((!DEB_ONLY)); then
 		printf '%s\n' "$out" | grep -E '^FAIL: ' | tail -n 40
 		printf '%s\n' "$out" | tail -n 1
 		read -r p f < <(printf '%s\n' "$out" | sed -n "s/^${t#*:}: \([0-9]*\) passed, \([0-9]*\) failed\$/\1 \2/p" | tail -n 1)
-		if [[ $rc == 0 && ${f:-1} == 0 ]]; then
-			count all "${p:-0}" 0 0; note ok "${t#*:}: ${p:-0} passed, 0 failed"
-		else
-			count all "${p:-0}" "$(( ${f:-0} > 0 ? f : 1 ))" 0; note FAIL "${t#*:} (make ${t%%:*})"
-		fi
+		tally all "$rc" "$p" "$f" "${t#*:}: ${p:-0} passed, 0 failed" "${t#*:} (make ${t%%:*})"
 	done
 fi
 
@@ -255,11 +260,9 @@ run_kcsan_mutant() {
 	printf '%s\n' "$out" | grep -v '^#   kcsan: |' | tail -n 30
 	p=$(printf '%s\n' "$out" | grep -c '^ok ')
 	f=$(printf '%s\n' "$out" | grep -c '^not ok ')
-	if [[ $rc == 0 && $f == 0 && $p -gt 0 ]]; then
-		count "$kl" "$p" 0 0; note ok "$kl: KCSAN mutant (fs/fat's read of i_mode without the lock vs chmod): caught and judged, the series passes: $p passed ($(elapsed "$t0"))"
-	else
-		count "$kl" "$p" "$(( f > 0 ? f : 1 ))" 0; note FAIL "$kl: KCSAN mutant (make kcsan-mutant): $p passed, $f failed, exit $rc ($(elapsed "$t0"))"
-	fi
+	tally "$kl" "$rc" "$p" "$f" \
+		"$kl: KCSAN mutant (fs/fat's read of i_mode without the lock vs chmod): caught and judged, the series passes: $p passed ($(elapsed "$t0"))" \
+		"$kl: KCSAN mutant (make kcsan-mutant): $p passed, $f failed, exit $rc ($(elapsed "$t0"))"
 }
 
 # Debian's kernels and the DKMS package (docs/debian.md): the package is
@@ -349,11 +352,8 @@ guest_step() {
 	printf '%s\n' "$out" | grep -v '^ok ' | tail -n "$n"
 	p=$(printf '%s\n' "$out" | grep -c '^ok ')
 	f=$(printf '%s\n' "$out" | grep -c '^not ok ')
-	if [[ $rc == 0 && $f == 0 && $p -gt 0 ]]; then
-		count distro "$p" 0 0; note ok "distro: $name ${CNAMES[*]} ($what): $p passed ($(elapsed "$t0"))"
-	else
-		count distro "$p" "$(( f > 0 ? f : 1 ))" 0; note FAIL "distro: $name ${CNAMES[*]}: $p passed, $f failed, exit $rc ($(elapsed "$t0"))"
-	fi
+	tally distro "$rc" "$p" "$f" "distro: $name ${CNAMES[*]} ($what): $p passed ($(elapsed "$t0"))" \
+		"distro: $name ${CNAMES[*]}: $p passed, $f failed, exit $rc ($(elapsed "$t0"))"
 }
 if ((${#CSUITES[@]})); then
 	guest_step "card guest" "udisks2, nolongcreate-card, writers' table" 80 scripts/card-guest.sh

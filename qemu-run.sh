@@ -84,9 +84,15 @@ Options:
                            a non-zero exit status fails the run
   --run 'PROG [ARGS]'      copy the host executable PROG (static) into the
                            guest and run it after --guest-cmd; repeatable
-  --no-suite               with --guest-cmd/--run: only those, not the suites
-  --test PROG[:ARGS]       only test program PROG of the suites, ARGS through
-                           KSELFTEST_<PROG>_ARGS (not on 6.1); repeatable
+  --no-suite               with --guest-cmd/--run: run only those, not the suite
+  --test PROG[:ARGS]       run only test program PROG of the suites
+                           (run_kselftest.sh -t $SUITE:PROG or
+                           $EXT_SUITE:PROG); repeatable.
+                           ARGS go to PROG through the kselftest runner's
+                           KSELFTEST_<PROG>_ARGS, e.g. the 6.12 harness's
+                           -t/-f/-v filters: --test 'nolongcreate_extended:-t
+                           toggle_under_load_is_atomic' (refused on 6.1,
+                           whose harness ignores arguments)
   --jobs N                 make -jN (default: $JOBS)
   --cache DIR              cache dir (default: \${XDG_CACHE_HOME:-\$HOME/.cache}/vfat-nolongcreate)
   --keep                   keep the initramfs staging dir and cpio

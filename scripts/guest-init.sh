@@ -43,12 +43,8 @@ TESTS=() DISTRO_LOAD='' DISTRO_EXPECT=''
 # shellcheck source=/dev/null
 . /etc/runner/runner.conf
 
-# KCSAN (the kcsan config): every race is reported (the kernel runs
-# without panic_on_warn, which would end it at the first report, core
-# code's included); after the suite, kcsan-judge.awk fails the run on a
-# report with a frame of fs/fat (its functions: kcsan-fat-functions.txt,
-# from the runner) in either stack, and lists the others, core code's, as
-# reported, not judged.  debugfs: KCSAN's counters, shown at the end.
+# KCSAN: its reports are judged after the suite (kcsan-judge.awk with the
+# runner's kcsan-fat-functions.txt); debugfs: its counters, shown at the end.
 KCSAN_FUNCS=
 if [[ -f /etc/runner/kcsan-fat-functions.txt ]]; then
 	KCSAN_FUNCS=/etc/runner/kcsan-fat-functions.txt

@@ -1,15 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# qemu-run.sh - build a Debian linux-source-<line> kernel (--kernel 6.1, the
-# default, 6.12, or 7.3, mainline) with the patches in patches/<line>/series applied, build
-# the kernel's filesystems/fat kselftests, boot
-# the kernel in QEMU (TCG by default) from a generated initramfs and run the
-# suite there.  Exit status 0 means: the guest reported success on its verdict
-# port, every test passed (none failed, at least one passed) and the kernel log
-# is free of BUG/WARNING/KASAN/UBSAN/lockdep splats.
-#
-# Run ./qemu-run.sh --help for the options.
+# qemu-run.sh - build one kernel line's Debian linux-source with
+# patches/LINE/series and the fat kselftests, boot it in QEMU from a generated
+# initramfs and judge the suites' run there.  ./qemu-run.sh --help for the
+# options; docs/runner.md for the stages and the cache.
 
 set -euo pipefail
 
@@ -18,10 +13,8 @@ PROG=${0##*/}
 
 # ---------------------------------------------------------------- defaults --
 CACHE=${XDG_CACHE_HOME:-${HOME:-$(cd ~ && pwd)}/.cache}/vfat-nolongcreate
-# Kernel lines: Debian's linux-source-<line> packages, one patches/<line>/
-# each.  The first is the default.  Lines 7.x are mainline: Debian ships
-# them in experimental or unstable, which scripts/mainline-source.sh reaches
-# without the host's apt sources.
+# Debian's linux-source-LINE, one patches/LINE/ each, the default first; 7.x
+# are mainline, from experimental or unstable (scripts/mainline-source.sh).
 LINES=(6.1 6.12 7.3)
 LINE=${LINES[0]}
 TESTS=()
@@ -57,67 +50,40 @@ usage() {
 	cat <<EOF
 Usage: $PROG [OPTIONS]
 
-Build the patched kernel of one kernel line (patches/LINE/series applied to
-Debian's linux-source-LINE: /usr/src/linux-source-LINE.tar.xz, installed
-when missing; for the mainline line 7.3 the newest linux-source-7.3 of
-Debian's experimental or unstable, fetched into the cache by
-scripts/mainline-source.sh), build the $SUITE kselftests with the kernel's selftest
-build, boot the kernel in QEMU and run the suite.  Prints the suite's TAP and a final line
-"N passed, N failed, N skipped".  Exit status: 0 all passed, 1 failure (patch,
-config, build, test, kernel splat, guest hang), 2 usage error or missing
-packages that cannot be installed (not root).
+Build Debian's linux-source-LINE with patches/LINE/series applied (7.3, the
+mainline line: fetched by scripts/mainline-source.sh) and the $SUITE and
+$EXT_SUITE kselftests, boot the kernel in QEMU and run them.  Prints the TAP
+and last "N passed, N failed, N skipped".  Exit status: 0 all passed, 1 a
+failure (patch, config, build, test, kernel splat, guest hang), 2 usage
+error or missing packages (not root).  More in docs/runner.md.
 
 Options:
-  --kernel LINE            kernel line: ${LINES[*]} (default ${LINES[0]}); the tree,
-                           builds and results of each line are kept apart in
-                           the cache (src/LINE, build/LINE/CONFIG,
-                           results/LINE/CONFIG)
-  --config NAME[,NAME...]  config fragments on top of base.config: normal
-                           (default: base only), debug (KASAN, lockdep,
-                           UBSAN...), kcsan (KCSAN data-race detector, no KASAN).
-                           May be repeated; any config-fragments/NAME.config.
-  --shell                  boot into an interactive shell (serial on stdio)
-                           with a scratch 64 MiB vfat image on /dev/loop0
-                           (/tmp/scratch.img) and /mnt; no timeout unless
-                           --timeout is given.  Leave with 'exit' or Ctrl-D.
-  --distro-kernel          Debian's own kernel instead of a patched build,
-                           with the fat modules the DKMS package built for it
-                           in a Debian root on a kernel update
-                           (scripts/deb-check.sh --export: --kernel 6.1 is
-                           Debian 12's newest 6.1 ABI, --kernel 6.12 Debian
-                           13's newest 6.12 ABI, --kernel 7.3 Debian 14's
-                           7.2 ABI; nothing installed on this
-                           machine), booted with them in updates/dkms; the
-                           guest proves the vfat in use is the built one
-                           (srcversion) and runs the suite
-  --no-dkms                with --distro-kernel: leave the built modules
-                           out (the stock ones load: the guest's
-                           srcversion check fails and the suites skip)
-  --without PATCH          the series without one patch, e.g. the baseline of a
-                           benchmark: PATCH is a file name of patches/LINE/series,
-                           with or without its number (--without
-                           fat-show-plain-ASCII-8.3-names); kept apart in the
-                           cache as config <config>-without-NNNN
-  --plus PATCH             the series plus one more patch file applied after it,
-                           e.g. a mutant that a test or KCSAN must catch
-                           (tools/kcsan-stress/mutants/); kept apart in the
-                           cache as config <config>-plus-NAME
-  --pristine               the line's source without the series (no suites
-                           built; with --no-suite), e.g. whether a splat is
-                           the series' or the kernel's own; cached as config
-                           <config>-pristine
+  --kernel LINE            kernel line: ${LINES[*]} (default ${LINES[0]})
+  --config NAME[,NAME...]  config-fragments/NAME.config on top of base.config:
+                           normal (base only, default), debug (KASAN, lockdep,
+                           UBSAN...), kcsan (KCSAN, no KASAN); repeatable
+  --shell                  an interactive shell in the guest, a 64 MiB vfat
+                           image on /dev/loop0; no timeout unless --timeout
+  --distro-kernel          Debian's own kernel of the line (7.3: Debian 14's
+                           7.2) with the DKMS-built fat modules
+                           (scripts/deb-check.sh --export); the guest proves
+                           they are the ones loaded, then runs the suites
+  --no-dkms                with --distro-kernel: the stock modules (must fail)
+  --without PATCH          the series without PATCH (a file name of the
+                           series, with or without its number); config
+                           <config>-without-NNNN
+  --plus PATCH             the series plus the patch file PATCH (a mutant);
+                           config <config>-plus-NAME
+  --pristine               the source without the series, no suites (with
+                           --no-suite); config <config>-pristine
   --kernel-only            build kernel and selftests, do not boot
-  --check-series           only apply patches/series to the pristine tree,
-                           check selftests/ against it and run the tree's
-                           checkpatch.pl --strict on every patch (no build)
+  --check-series           only apply the series, check selftests/ against it
+                           and run checkpatch.pl --strict on every patch
   --no-build               reuse the last kernel + selftests of that config
-  --guest-cmd 'CMD'        run CMD (bash -c) in the guest before the suite;
-                           its output is saved to results/<config>/guest-cmd.txt
-                           and a non-zero exit status fails the run
-  --run 'PROG [ARGS]'      copy the host executable PROG (static, e.g. the
-                           bench/fuzz programs) into the guest and run it with
-                           ARGS (shell words) after --guest-cmd; output and
-                           status are captured like --guest-cmd's. Repeatable.
+  --guest-cmd 'CMD'        run CMD (bash -c) in the guest before the suites;
+                           a non-zero exit status fails the run
+  --run 'PROG [ARGS]'      copy the host executable PROG (static) into the
+                           guest and run it after --guest-cmd; repeatable
   --no-suite               with --guest-cmd/--run: run only those, not the suite
   --test PROG[:ARGS]       run only test program PROG of the suites
                            (run_kselftest.sh -t $SUITE:PROG or
@@ -131,8 +97,8 @@ Options:
   --cache DIR              cache dir (default: \${XDG_CACHE_HOME:-\$HOME/.cache}/vfat-nolongcreate)
   --keep                   keep the initramfs staging dir and cpio
   --timeout SECS           hard host-side limit for one boot (default $TIMEOUT)
-  --accel tcg|kvm|auto     QEMU accelerator (default tcg; auto = KVM only if a
-                           short probe boot succeeds, else TCG)
+  --accel tcg|kvm|auto     QEMU accelerator (default tcg; auto: KVM if a short
+                           probe boot succeeds)
   --verbose                show build output and the guest console live
   -h, --help               this help
 
@@ -469,81 +435,28 @@ stage_source() {
 		printf '%s\n' "$key" >"$SRCROOT/applied.key"
 	fi
 	local n=${#patches[@]}
+	# selftests/ is the suite's one source: the tree must hold its line's form
 	if [[ $PRISTINE == 0 && -d $REPO/selftests/$SUITE ]]; then
-		# selftests/ holds the suite's own files in mainline's form, an
-		# older line's form with selftests/backport/LINE.diff applied;
-		# the upstream ones the series leaves alone (run_fat_tests.sh...)
-		# are each tree's own
-		local kdir=$SRC/tools/testing/selftests/$SUITE differ form
-		form=$SRCROOT/selftests-form
-		rm -rf "$form"
-		run "$REPO/scripts/refresh-selftest-patch.sh" --form "$LINE" "$form" ||
-			fail "selftests/backport/$LINE.diff does not apply to selftests/$SUITE" \
-				"(the log says where; scripts/refresh-selftest-patch.sh --help)"
-		differ=$(diff -r "$form/$SUITE" "$kdir" 2>&1 |
-			grep -v "^Only in $kdir" || true)
-		rm -rf "$form"
-		# and the suite's additions to a shared header the tree has
-		local h=filesystems/wrappers.h
-		if [[ -f $REPO/selftests/$h && -f $SRC/tools/testing/selftests/$h ]]; then
-			differ+=$(diff "$REPO/selftests/$h" "$SRC/tools/testing/selftests/$h" 2>&1 || true)
-		fi
-		if [[ -n $differ ]]; then
-			printf '%s\n' "$differ" >>"$STAGE_LOG"
+		run "$REPO/scripts/refresh-selftest-patch.sh" --compare "$LINE" "$SRC" ||
 			fail "selftests/ and patches/$LINE/ disagree: selftests/$SUITE (line $LINE's form) differs from" \
-				"tools/testing/selftests/$SUITE after applying patches/$LINE/series" \
-				"(diff in the log; scripts/refresh-selftest-patch.sh --kernel $LINE)"
-		fi
+				"tools/testing/selftests/$SUITE after applying patches/$LINE/series, or" \
+				"selftests/backport/$LINE.diff does not apply (the log says which; scripts/refresh-selftest-patch.sh --help)"
 	fi
 	stage_end "(linux-source-$LINE ${SRCVER:-?}, Linux $(make -s -C "$SRC" kernelversion 2>/dev/null || echo '?'), $n patch(es) applied)"
 }
 
-# -------------------------------------------------------------- checkpatch ---
-# checkpatch.pl --strict of the (patched) tree on every patch of the series.
-# Prints "  ok   checkpatch NAME" / "  FAIL checkpatch NAME" per patch.  Any
-# ERROR or WARNING fails; --strict's CHECKs are shown but do not fail (e.g.
-# "Avoid CamelCase: <Opt_foo>" for fat's existing Opt_* token style).
+# --check-series: checkpatch.pl --strict on every patch, the fast path's copy
 stage_checkpatch() {
 	stage_begin checkpatch
-	local patches=() p name log bad=0 good=0 f
+	local patches=() out
 	mapfile -t patches < <(series_patches)
-	for f in "$PATCHDIR"/*.patch; do
-		[[ -e $f ]] || continue
-		name=${f##*/}
-		[[ $name == 0000-cover-letter.patch ]] && continue
-		[[ " ${patches[*]} " == *" $f "* ]] ||
-			echo "$PROG: warning: patches/$LINE/$name is not listed in patches/$LINE/series" >&2
-	done
-	for p in "${patches[@]}"; do
-		name=${p##*/}
-		log=$LOGDIR/checkpatch-$name.log
-		# the MAINTAINERS warning passed over only when no file needs it;
-		# the last line is the verdict, "verdict: clean, N CHECK(s)"
-		if "$REPO/scripts/checkpatch-one.sh" "$SRC" "$p" >"$log"; then
-			echo "  ok   checkpatch $name ($(tail -n 1 "$log" | sed 's/^verdict: clean, //'))"
-			grep -A2 '^CHECK:' "$log" | sed 's/^/  | /' || true
-			good=$((good + 1))
-		else
-			echo "  FAIL checkpatch $name"
-			sed 's/^/  | /' "$log"
-			bad=$((bad + 1))
-		fi
-	done
-	# the fast path stacked on this line's series: the posted RFC's change
-	if [[ -f $REPO/patches/fastpath-$LINE/resolution.txt ]]; then
-		if "$REPO/scripts/fastpath-stacked.sh" >"$LOGDIR/fastpath-stacked.log" 2>&1; then
-			echo "  ok   $(cat "$LOGDIR/fastpath-stacked.log")"
-		else
-			echo "  FAIL patches/fastpath-$LINE is not the change of patches/fastpath"
-			sed 's/^/  | /' "$LOGDIR/fastpath-stacked.log"
-			bad=$((bad + 1))
-		fi
-	fi
-	if [[ $bad -gt 0 ]]; then
+	if ! out=$("$REPO/scripts/check-series.sh" "$LINE" "$SRC" "$LOGDIR" "${patches[@]}"); then
+		printf '%s\n' "$out"
 		STAGE_LOG=
-		fail "checkpatch.pl --strict or fastpath-stacked.sh found problems ($bad)"
+		fail "checkpatch.pl --strict or fastpath-stacked.sh found problems ($(grep -c '^  FAIL ' <<<"$out"))"
 	fi
-	stage_end "($good patch(es) clean)"
+	printf '%s\n' "$out"
+	stage_end "($(grep -c '^  ok   checkpatch ' <<<"$out") patch(es) clean)"
 }
 
 # ----------------------------------------------------------------- config ---
@@ -698,13 +611,10 @@ NONCE=
 INITRD=
 STAGING=
 
-# KCSAN (a kernel built with CONFIG_KCSAN=y): every race is reported and
-# judged after the run (scripts/kcsan-judge.awk: one with an fs/fat frame
-# in either stack fails, core code's are listed, not judged).  Such a
-# kernel boots without panic_on_warn: KCSAN panics with it at its first
-# report (check_panic_on_warn() in kernel/kcsan/report.c), core code's
-# included; a WARNING still fails the run through the splat grep.
-# Decided with the kernel built (make_initramfs).
+# A KCSAN kernel boots without panic_on_warn, with which its first report
+# panics (check_panic_on_warn() in kernel/kcsan/report.c), core code's too:
+# scripts/kcsan-judge.awk judges the reports after the run; a WARNING still
+# fails it through the splat grep.
 KCSAN=0
 PANIC_ON_WARN=panic_on_warn=1
 kcsan_detect() {

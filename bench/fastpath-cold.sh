@@ -2,17 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # fastpath-cold.sh [--n N] [--rounds R] [qemu-run.sh options...] - a cold
-# 'ls -l' of N 8.3 names (F0000001.TXT...) on vfat, with and without the
-# 8.3 fast path, in the QEMU guest (TCG) of ./qemu-run.sh --kernel 7.3
-# --config ftrace: the series with the fast path, and --without it.  Each
-# guest makes a FAT32 loop image on its tmpfs, fills one directory, then R
-# times mounts it read-only, drops the caches (drop_caches 3) and times
-# 'ls -l' (busybox: readdir, then an lstat() of each name); then one more
-# cold 'ls -l' under the function profiler (tracefs trace_stat/, fs/fat
-# and vfat functions and a few VFS and block ones, time including
-# callees).  The image is in the guest's RAM: "cold" is the guest's caches,
-# a block read is a memory copy, not a card's.  Writes
-# bench/fastpath-cold.md.  Exit status 0 if both guests ran it, 1 if not.
+# 'ls -l' of N 8.3 names with and without the 8.3 fast path in the 7.3
+# --config ftrace guest, then one under the function profiler, into
+# bench/fastpath-cold.md (docs/benchmarks.md).  Exit 1 unless both ran.
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 FAST=fat-show-plain-ASCII-8.3-names

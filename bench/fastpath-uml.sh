@@ -10,6 +10,8 @@
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/lib/common.sh
+. "$REPO/scripts/lib/common.sh"
 CACHE=${XDG_CACHE_HOME:-${HOME:-$(cd ~ && pwd)}/.cache}/vfat-nolongcreate
 LINE=7.3
 PATCHDIR=patches/fastpath
@@ -90,8 +92,7 @@ they claim (release string, fast-path symbol, fs/fat objects), 1 if not,
 EOF
 }
 
-die() { echo "fastpath-uml.sh: $*" >&2; exit 1; }
-need() { echo "fastpath-uml.sh: $*" >&2; exit 2; }
+need() { die 2 "$@"; }
 
 while [[ $# -gt 0 ]]; do
 	case $1 in

@@ -3,17 +3,9 @@
 #
 # run-bench.sh [--rounds R] [--sizes N,...] [--big-sizes N,...] [--big-rounds R]
 #              [--no-copy] [--kernel LINE] [qemu-run.sh options...]
-#
-# Benchmark of vfat nolongcreate against default vfat and msdos, on the
-# patched kernel with the 8.3 fast path (patch $FAST) and on the same series
-# without it (qemu-run.sh --without), in the QEMU guest (bench/bench.c).
-# Builds nlc-bench and both kernels (normal config), then boots them
-# alternately, one round per boot, each round's pair in the other order
-# than the last: R rounds of --sizes (default 500,2000,4000) with lower,
-# upper and long names, then --big-rounds of --big-sizes (default 8000,
-# one round) with lower and upper names.  The report is made on the host
-# from all boots' RAW lines: <cache>/bench/{raw.txt,results.md,plot.dat,
-# plot.png}; unless --no-copy, results.md and plot.png go to bench/.
+# make bench: nolongcreate against default vfat and msdos (bench/bench.c) on
+# the kernel with the 8.3 fast path (patch $FAST) and without it, boots
+# alternating; bench/results.md and plot.png (docs/benchmarks.md).
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${XDG_CACHE_HOME:-${HOME:-$(cd ~ && pwd)}/.cache}/vfat-nolongcreate

@@ -1,19 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# runner-times.sh: how long the runner (./qemu-run.sh, normal config) takes
-# when warm, on this machine.  Runs, one after the other, in the shared
-# cache (ccache, build dir):
-#   1. ./qemu-run.sh twice with no change (of a clean clone of the
-#      repository's HEAD, so that uncommitted edits do not interfere);
-#   2. a scratch clone of the repository whose patches/series has one extra
-#      patch adding a comment line to fs/fat/namei_vfat.c (a one-line
-#      change: the runner re-applies the series and rebuilds);
-#   3. ./qemu-run.sh of the real repository again (back to the series).
-# For each: wall time, the runner's stage times, and boot-to-first-TAP-line
-# (host: QEMU process start -> "TAP version" in the console log; guest:
-# uptime at "guest up", from the console).  Writes
-# <cache>/runner-times/runner-times.md and copies it to bench/.
+# runner-times.sh: the warm runner's times on this machine (./qemu-run.sh
+# twice unchanged, with a one-line fs/fat change, and back), with stage and
+# boot-to-TAP times, into bench/runner-times.md (docs/benchmarks.md).
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${XDG_CACHE_HOME:-${HOME:-$(cd ~ && pwd)}/.cache}/vfat-nolongcreate

@@ -3,29 +3,10 @@
 #
 # run-corrupt.sh [--seed S] [--count N] [--chunk C] [--kernel LINE] [--config CFG]
 #                [--only with|without] [--plus PATCH] [qemu-run.sh options...]
-#
-# The corruption fuzzer (fuzz/corrupt.c, nlc-corrupt): N broken images of
-# seed S, each mounted with and without nolongcreate and worked on
-# (readdir, lookup, read, create, mkdir, rename, unlink), on the kernel of
-# the whole series (with the 8.3 fast path, $FAST) and on the series
-# without it, both of config CFG (default debug: KASAN, UBSAN, lockdep;
-# checked in each built .config).  Each kernel boots once per C images
-# (the cache's lock is let go in between).  The runner judges the guest's
-# console: a splat (BUG, WARNING, KASAN, UBSAN, lockdep, Oops, panic...,
-# qemu-run.sh's list), a hang, a guest that died or a failed guest command
-# fails the boot.  The image under way then (the last "nlc-corrupt: image
-# I" line the guest wrote to the kernel log before the splat) is written
-# out to the cache and run again, alone, on the line's pristine source
-# (qemu-run.sh --pristine, built when first needed): if it fails there
-# too, the splat is the pristine kernel's, reported, and the run goes on
-# after that image; otherwise it is the series' and the run fails.  fat's
-# own "FAT-fs (...): error, ..." lines and its remount read-only are its
-# handling of a broken image, not splats (errors=panic is never used).
-# Zero images, zero operations or no nolongcreate mount also fail.
-# --only: one of the two kernels; --plus PATCH: a mutant on top of them
-# (not on the pristine kernel).  Without --seed a random seed is drawn and printed.  Output: the figures,
-# then "corrupt: N passed, N failed" (one case per kernel); exit status 0
-# only if no splat of the series' and no failed run.
+# The corruption fuzzer: N broken images of seed S (fuzz/corrupt.c) on the
+# kernel with the 8.3 fast path ($FAST) and without it, C images a boot; a
+# splat is run again on the pristine kernel to say whose it is.  Last line
+# "corrupt: N passed, N failed"; make corrupt; docs/testing.md "Broken images".
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${XDG_CACHE_HOME:-${HOME:-$(cd ~ && pwd)}/.cache}/vfat-nolongcreate

@@ -2,17 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # run-fuzz.sh [--count N] [--seed S] [--batch B] [qemu-run.sh options...]
-#
-# The randomized differential test of nolongcreate: checks the model on the
-# host (contract examples per mount configuration, its CP437 and iso8859-1
-# tables against the kernel's fs/nls), builds nlc-fuzz, then boots the
-# patched kernel (./qemu-run.sh, normal config, building it if needed) with
-# only nlc-fuzz as the guest job.  Each batch of names runs on a random
-# mount configuration; after it the raw image is compared with the model
-# and every accepted name is looked up again after a cold mount.
-# Without --seed a random seed is drawn (and printed) here.
-# Output: the guest's output; results in <cache>/fuzz/last-run.txt.
-# Exit status 0: no disagreement between kernel and model.
+# make fuzz: the model's host check, then nlc-fuzz in the guest of
+# ./qemu-run.sh: random names on random mount configurations against the
+# model (docs/differential-tests.md).  Exit status 0: no disagreement.
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${XDG_CACHE_HOME:-${HOME:-$(cd ~ && pwd)}/.cache}/vfat-nolongcreate

@@ -2,23 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # run-lookdiff.sh [--count N] [--seed S] [--per-batch L] [--kernel LINE] [qemu-run.sh options...]
-#
-# The lookup differential test of the 8.3 fast path (patch $FAST): boots
-# the kernel of the whole series and the same series without that patch
-# (qemu-run.sh --without), each running nlc-lookdiff (fuzz/lookdiff.c) with
-# the same seed and count: random raw 8.3 entries, random mount
-# configurations, N cold lookups.  The two outputs must agree batch by
-# batch (a hash over each batch's listing and every lookup's answer);
-# at the first batch that differs both kernels are booted again on that
-# batch alone, verbosely, and the differing lookups are shown.  The run
-# must also not pass vacuously: every lookup made, some found, some of
-# those through entries the fast path shows and some through entries it
-# leaves to the old path, some names with non-ASCII bytes, lookups on
-# FAT12, FAT16 and FAT32, in a root and in a subdirectory; and the
-# guest's probe must show that a lookup after drop_caches reads the
-# directory again (fat_search_long()), not the dcache.
-# Without --seed a random seed is drawn and printed.  Exit status 0: no
-# disagreement; 1: a disagreement or a failed run.
+# The lookup differential test of the 8.3 fast path (patch $FAST): nlc-lookdiff
+# (fuzz/lookdiff.c) on the kernel with it and without it (qemu-run.sh
+# --without), batch by batch; a differing batch is run again verbosely.  A
+# vacuous run fails too.  Exit status 0: no disagreement; make lookdiff;
+# docs/differential-tests.md.
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${XDG_CACHE_HOME:-${HOME:-$(cd ~ && pwd)}/.cache}/vfat-nolongcreate

@@ -1,22 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# check-docs.sh [--list] [FILE.md...] - the documentation against the code
-# (make docs-check; the first step of make check).  Cheap: no kernel, no
-# build.  In README.md and docs/*.md (or the FILEs given) it reads the
-# commands a reader is told to run, in code blocks, in `code spans` and on
-# lines that start with a command, and fails when
-#   - a `make TARGET` names a target that `make help` does not list;
-#   - a `./qemu-run.sh ...` (or `make run|check|debug|shell|distro
-#     ARGS='...'`, whose ARGS go to qemu-run.sh), or a `--option` of the
-#     table under "## Options" in docs/runner.md, uses an option that
-#     `./qemu-run.sh --help` does not list;
-#   - a relative Markdown link [text](path) points at no file;
-#   - README.md is longer than 150 lines.
-# `make -C DIR ...` (the kernel's own targets) is not checked.  Prints one
-# line per problem (FILE:LINE: ...) and last a summary line; exit status 0
-# only if there was no problem.  --list prints every command word and
-# link it checks.
+# check-docs.sh [--list] [FILE.md...] - make docs-check, make check's first
+# step: the make targets, qemu-run.sh options and relative links that
+# README.md and docs/*.md (or the FILEs) name must exist, and README.md stays
+# at most 150 lines.  One FILE:LINE: line per problem, a summary last;
+# --list prints every command word and link it checks.
 
 set -euo pipefail
 

@@ -1,63 +1,21 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# check.sh [--kernel LINE]... [--debian-only] [qemu-run.sh options...] - everything
-# `make check` runs, for every kernel line (patches/LINE/series: 6.1, 6.12
-# and 7.3, mainline; --kernel restricts it):
-#   0. the docs check (scripts/check-docs.sh): README.md and docs/ name
-#      only make targets and qemu-run.sh options that exist;
-#   1. series hygiene per line: patches/LINE/series applies with git am on
-#      that line's pristine tree, checkpatch.pl --strict is clean on every
-#      patch, selftests/ matches the patched tree (./qemu-run.sh --kernel
-#      LINE --check-series); shellcheck on the project's own shell scripts
-#      (those of scripts/shellcheck.sh --list, dkms/'s included);
-#   2. the fuzz model's host check (fuzz/check-model.sh against each line's
-#      fs/nls tables) and the nlc-fuzz build;
-#   3. ./qemu-run.sh --kernel LINE with the line's config (CONFIG below:
-#      normal on 6.1, kcsan on 6.12, debug on 7.3) and 5000 nlc-fuzz
-#      names; each boot runs the series' kselftests
-#      (selftests/filesystems/fat), the project's extended suite
-#      (selftests/filesystems/fat_extended) and fat's KUnit suite, built
-#      in; on the newest line (7.3), with its config, 2000 cold lookups
-#      of fuzz/run-lookdiff.sh (the kernel with the 8.3 fast path against
-#      the one without), 8 broken images of fuzz/run-corrupt.sh on the
-#      same two kernels (make corrupt-short) and kunit.py under UML
-#      (make kunit); on the
-#      kcsan line (6.12) make kcsan-mutant (a race between fs/fat and
-#      core code caught and judged; the series passes the same load);
-#   4. with the 6.1 and 6.12 lines, Debian's own kernels and the DKMS
-#      package: scripts/deb-check.sh --suite bookworm (Debian 12, 6.1) and
-#      --suite trixie (Debian 13, 6.12), both at once, each in a
-#      debootstrap root: the .deb installed on an older kernel ABI (refused
-#      in one line), apt-get install of the newer ABI (modules built,
-#      modinfo -k), the trigger, a broken build, the purge (root as
-#      before), apt exit 0 throughout; then ./qemu-run.sh --distro-kernel
-#      --kernel 6.1 and --kernel 6.12 (each newer ABI's own vmlinuz with
-#      the modules the package built in the root, running the suite) and
-#      the negative control --distro-kernel --kernel 6.1 --no-dkms (must
-#      fail: stock modules, every case skipped); Debian 12's and 13's kernels
-#      booted with module.sig_enforce=1 and without
-#      (scripts/sigenforce-guest.sh).  --debian-only: only this
-#      part (for the lines given, default 6.1 and 6.12).
-# Every step runs even if an earlier one failed.  Counts: each hygiene
-# check is one test case, plus the suite's cases of each run (a run that
-# fails before its tests ran counts as one failure).  Totals per line,
-# then the last line "N passed, N failed, N skipped"; exit status 0 only
-# if all passed.
+# check.sh [--kernel LINE]... [--debian-only] [qemu-run.sh options...]: what
+# `make check` runs, step by step as docs/testing.md lists them: the docs
+# check; per line the series hygiene, the suites in QEMU and the fuzzers;
+# then shellcheck and the host tests; Debian's kernels with the DKMS package
+# (--debian-only: that part alone, default lines 6.1 and 6.12).  Every step
+# runs even if an earlier one failed; the last line is "N passed, N failed,
+# N skipped", exit status 0 only if all passed.
 
 set -uo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$REPO" || exit 1
 
-# The one config each line's kernel is built with.  The lines' fs/fat
-# changes differ only in context, and a kernel build is most of make
-# check's time (three lines in a 60-minute cold budget), so each line
-# builds one kernel and the checkers go where they add coverage: debug
-# (KASAN, lockdep, UBSAN) on mainline, the line the submission is made
-# from; KCSAN on 6.12; the plain config on 6.1.  Debian's own 6.1 and 6.12
-# kernels run the suite too, with the DKMS modules (step 4).  A line
-# missing here runs normal.
+# One kernel per line (a build is most of the time; docs/testing.md says
+# why these); a line missing here runs normal.
 declare -A CONFIG=([6.1]=normal [6.12]=kcsan [7.3]=debug)
 
 CACHE=${XDG_CACHE_HOME:-${HOME:-$(cd ~ && pwd)}/.cache}/vfat-nolongcreate
@@ -98,11 +56,17 @@ count() { # LINE PASS FAIL SKIP
 elapsed() { # SINCE
 	printf '%dm%02ds' $(((SECONDS - $1) / 60)) $(((SECONDS - $1) % 60))
 }
+# tally LINE STATUS PASSED FAILED OK-NOTE FAIL-NOTE: ok with status 0, none
+# failed and some passed; else the failed ones, at least one
+tally() {
+	if [[ $2 == 0 && ${4:-1} == 0 && ${3:-0} -gt 0 ]]; then
+		count "$1" "$3" 0 0; note ok "$5"
+	else
+		count "$1" "${3:-0}" "$(( ${4:-0} > 0 ? ${4:-0} : 1 ))" 0; note FAIL "$6"
+	fi
+}
 
 if ((!DEB_ONLY)); then
-	# The documentation against the code, first (a second or two, no kernel):
-	# every make target and qemu-run.sh option README.md and docs/ tell a
-	# reader to run must exist (scripts/check-docs.sh, make docs-check).
 	echo "=== docs: README.md and docs/ against make help and ./qemu-run.sh --help"
 	t0=$SECONDS
 	if out=$(scripts/check-docs.sh 2>&1); then
@@ -151,8 +115,7 @@ if ((DEB_ONLY == 0)); then
 		"shellcheck: ${#scripts[@]} script(s), $sc_bad with problems"
 fi
 
-# fat83, the card owner's companion command (tools/fat83): the suggester's
-# host unit test, one case per table row (make fat83-test).
+# fat83's suggester, one case per table row
 if ((!DEB_ONLY)); then
 	echo "=== make fat83-test"
 	if out=$(make -s fat83-test 2>&1); then
@@ -165,46 +128,21 @@ if ((!DEB_ONLY)); then
 	fi
 fi
 
-# fat83's journal and undo on a host directory taken for vfat (make
-# fat83-host-test) and nolongcreate-card's reading of a hand-edited list
-# (make card-host-test), the DKMS package's kernel hook on a stand-in
-# machine (make kernel-hook-test): one case per "ok:" line each.
+# the host tests, one case per "ok:" line
 if ((!DEB_ONLY)); then
-	for t in fat83-host-test:"fat83 host test" card-host-test:"card host test" kernel-hook-test:"kernel-hook test"; do
+	for t in fat83-host-test:"fat83 host test" card-host-test:"card host test" kernel-hook-test:"kernel-hook test" \
+		kcsan-judge-test:kcsan-judge; do
 		echo "=== make ${t%%:*}"
 		out=$(make -s "${t%%:*}" 2>&1)
 		rc=$?
 		printf '%s\n' "$out" | grep -E '^FAIL: ' | tail -n 40
 		printf '%s\n' "$out" | tail -n 1
 		read -r p f < <(printf '%s\n' "$out" | sed -n "s/^${t#*:}: \([0-9]*\) passed, \([0-9]*\) failed\$/\1 \2/p" | tail -n 1)
-		if [[ $rc == 0 && ${f:-1} == 0 ]]; then
-			count all "${p:-0}" 0 0; note ok "${t#*:}: ${p:-0} passed, 0 failed"
-		else
-			count all "${p:-0}" "$(( ${f:-0} > 0 ? f : 1 ))" 0; note FAIL "${t#*:} (make ${t%%:*})"
-		fi
+		tally all "$rc" "$p" "$f" "${t#*:}: ${p:-0} passed, 0 failed" "${t#*:} (make ${t%%:*})"
 	done
 fi
 
-# The judge of KCSAN's reports (scripts/kcsan-judge.awk, used by the
-# runner on the kcsan config): its host unit test on the saved report
-# samples, one case per sample (make kcsan-judge-test).
-if ((!DEB_ONLY)); then
-	echo "=== make kcsan-judge-test"
-	out=$(make -s kcsan-judge-test 2>&1)
-	rc=$?
-	printf '%s\n' "$out" | grep -v '^ok ' | tail -n 40
-	read -r p f < <(printf '%s\n' "$out" | sed -n 's/^kcsan-judge: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' | tail -n 1)
-	if [[ $rc == 0 && ${f:-1} == 0 ]]; then
-		count all "${p:-0}" 0 0; note ok "kcsan judge: ${p:-0} passed, 0 failed"
-	else
-		count all "${p:-0}" "$(( ${f:-0} > 0 ? f : 1 ))" 0; note FAIL "kcsan judge (make kcsan-judge-test)"
-	fi
-fi
-
-# nolongcreate differential test (fuzz/, README "Differential test"): the
-# model's host check (against each line's fs/nls tables) counts as one case
-# per line; 5000 names (seed 1) then run in each line's boot,
-# before the suite (a disagreement fails that boot).
+# the fuzz model's host check, one case per line; nlc-fuzz then runs in each boot
 fuzz_dir=$(mktemp -d)
 trap 'rm -rf "$fuzz_dir"' EXIT
 fuzz_built=0
@@ -257,10 +195,7 @@ run_suite() {
 		"${label//$fuzz_dir\//}: $p passed, $f failed, $s skipped (exit $rc, $(elapsed "$t0"))${kcsan:+; $kcsan}"
 }
 
-# The lookup differential test of the 8.3 fast path (patch 0008; README
-# "Lookup differential test"): 2000 cold lookups, seed 1, on the kernel of
-# the whole series and on the series without that patch, counted as one
-# case per line.
+# make lookdiff-short with the line's config, one case
 run_lookdiff() {
 	local kl=$1 t0=$SECONDS out cfg=${CONFIG[$1]-normal}
 	echo "=== fuzz/run-lookdiff.sh --kernel $kl --config $cfg --count 2000 --seed 1"
@@ -274,8 +209,7 @@ run_lookdiff() {
 	fi
 }
 
-# The corruption fuzzer (make corrupt-short): 8 broken images, seed 1, on
-# the two kernels lookdiff has just built; one case per kernel.
+# make corrupt-short on the two kernels lookdiff built, its checks counted
 run_corrupt() {
 	local kl=$1 t0=$SECONDS out p f cfg=${CONFIG[$1]-normal}
 	echo "=== fuzz/run-corrupt.sh --kernel $kl --config $cfg --count 8 --seed 1"
@@ -289,9 +223,7 @@ run_corrupt() {
 	fi
 }
 
-# fat83 on mtools- and Linux-made cards in the guest of the first line's
-# kernel, just built (tools/fat83/guest-test.sh, make fat83-guest); its
-# checks are counted.
+# make fat83-guest on the line's kernel just built, its checks counted
 run_fat83_guest() {
 	local kl=$1 t0=$SECONDS out p f cfg=${CONFIG[$1]-normal}
 	echo "=== tools/fat83/guest-test.sh --kernel $kl --config $cfg --no-build"
@@ -305,8 +237,7 @@ run_fat83_guest() {
 	fi
 }
 
-# fat's KUnit suite as upstream runs it: kunit.py under UML on the
-# newest line (scripts/kunit-uml.sh, make kunit), one case.
+# make kunit (kunit.py under UML), one case
 run_kunit_uml() {
 	local kl=$1 t0=$SECONDS out
 	echo "=== scripts/kunit-uml.sh --kernel $kl"
@@ -320,10 +251,7 @@ run_kunit_uml() {
 	fi
 }
 
-# KCSAN sees a race between fs/fat and core code, and the judge fails it:
-# the kcsan config with a mutant that drops fs/fat's inode lock, and
-# without, under the same load (scripts/kcsan-mutant.sh, make
-# kcsan-mutant); one case per check of its TAP.
+# make kcsan-mutant, one case per check of its TAP
 run_kcsan_mutant() {
 	local kl=$1 t0=$SECONDS out rc p f
 	echo "=== scripts/kcsan-mutant.sh --seconds 30"
@@ -332,30 +260,15 @@ run_kcsan_mutant() {
 	printf '%s\n' "$out" | grep -v '^#   kcsan: |' | tail -n 30
 	p=$(printf '%s\n' "$out" | grep -c '^ok ')
 	f=$(printf '%s\n' "$out" | grep -c '^not ok ')
-	if [[ $rc == 0 && $f == 0 && $p -gt 0 ]]; then
-		count "$kl" "$p" 0 0; note ok "$kl: KCSAN mutant (fs/fat's read of i_mode without the lock vs chmod): caught and judged, the series passes: $p passed ($(elapsed "$t0"))"
-	else
-		count "$kl" "$p" "$(( f > 0 ? f : 1 ))" 0; note FAIL "$kl: KCSAN mutant (make kcsan-mutant): $p passed, $f failed, exit $rc ($(elapsed "$t0"))"
-	fi
+	tally "$kl" "$rc" "$p" "$f" \
+		"$kl: KCSAN mutant (fs/fat's read of i_mode without the lock vs chmod): caught and judged, the series passes: $p passed ($(elapsed "$t0"))" \
+		"$kl: KCSAN mutant (make kcsan-mutant): $p passed, $f failed, exit $rc ($(elapsed "$t0"))"
 }
 
-# Debian's own kernels and the DKMS package (issue 18): for Debian 12
-# (bookworm, the 6.1 line) and Debian 13 (trixie, the 6.12 line)
-# scripts/deb-check.sh installs the .deb in a debootstrap root on an older
-# kernel ABI (refused in one line: its fs/fat is not the archive's
-# linux-source), apt-get installs the newer ABI (the package's kernel hook
-# builds the modules for it), then a deliberately broken build (refused in
-# one line), the purge, apt exiting 0 throughout; it exports the newer
-# ABI's vmlinuz and the built modules, which ./qemu-run.sh --distro-kernel
-# boots to run the suite (the .deb's modules must pass it).  The package
-# is made first, under the cache's lock; the two suites' deb-checks then
-# start at once (separate roots, and nothing of the cache that
-# qemu-run.sh uses) and run in the background while step 3 builds and
-# boots the kernels, their downloads and dpkg runs overlapping the
-# builds; they are waited for after step 3, then the boots.  The
-# negative control, on Debian 12's kernel: --no-dkms must fail.  The
-# mainline line's series serves Debian 14 (forky, its 7.2 kernel):
-# deb-check and the card and Secure Boot guests, no --distro-kernel boot.
+# Debian's kernels and the DKMS package (docs/debian.md): the package is
+# made under the runner's lock, then each suite's deb-check runs in the
+# background while the lines build and boot, and exports the kernel and
+# modules that qemu-run.sh --distro-kernel boots after them.
 DLINES=()
 declare -A DEB_SUITE=([6.1]=bookworm [6.12]=trixie [7.3]=forky) DEB_NUM=([6.1]=12 [6.12]=13 [7.3]=14)
 for kl in 6.1 6.12 7.3; do
@@ -422,15 +335,8 @@ for kl in "${DLINES[@]}"; do
 	fi
 done
 
-# The card owner's desktop path (issue 25): Debian 12's kernel in a
-# Debian 12 root (udisks2 2.9) and Debian 13's in a Debian 13 root
-# (udisks2 2.10), each booted by systemd with udev, D-Bus, polkit and the
-# real udisks2, with the DKMS-built modules (a marked card mounts with
-# nolongcreate, the cases of mount_options.conf, of udisksd's own lists,
-# of a hand-edited list, of an install under /usr/local, of the DKMS
-# package's removal; the writers' table matches docs/writers.md) and with
-# its own (every card mounts, none with it): scripts/card-guest.sh, after
-# the deb-check above exported the kernels.
+# The card owner's desktop path and Secure Boot, in the deb-check roots
+# (make card-guest, scripts/sigenforce-guest.sh; docs/card-owner.md).
 CSUITES=() CNAMES=()
 for kl in "${DLINES[@]}"; do CSUITES+=(--suite "${DEB_SUITE[$kl]}") CNAMES+=("${DEB_SUITE[$kl]}"); done
 # guest_step NAME WHAT TAIL SCRIPT [ARGS...]: a guest script that prints TAP
@@ -446,20 +352,11 @@ guest_step() {
 	printf '%s\n' "$out" | grep -v '^ok ' | tail -n "$n"
 	p=$(printf '%s\n' "$out" | grep -c '^ok ')
 	f=$(printf '%s\n' "$out" | grep -c '^not ok ')
-	if [[ $rc == 0 && $f == 0 && $p -gt 0 ]]; then
-		count distro "$p" 0 0; note ok "distro: $name ${CNAMES[*]} ($what): $p passed ($(elapsed "$t0"))"
-	else
-		count distro "$p" "$(( f > 0 ? f : 1 ))" 0; note FAIL "distro: $name ${CNAMES[*]}: $p passed, $f failed, exit $rc ($(elapsed "$t0"))"
-	fi
+	tally distro "$rc" "$p" "$f" "distro: $name ${CNAMES[*]} ($what): $p passed ($(elapsed "$t0"))" \
+		"distro: $name ${CNAMES[*]}: $p passed, $f failed, exit $rc ($(elapsed "$t0"))"
 }
 if ((${#CSUITES[@]})); then
 	guest_step "card guest" "udisks2, nolongcreate-card, writers' table" 80 scripts/card-guest.sh
-	# Secure Boot (issue 29): Debian 12's and 13's kernels booted with
-	# module.sig_enforce=1 refuse the DKMS-built modules; the package's
-	# modprobe rule loads the kernel's own (the fstab vfat mounts at boot,
-	# the kernel log says why, udisks2 mounts a card); without enforcement
-	# the package's, with the option: in the card guests' roots; and in
-	# each, modprobe vfat in Debian's initramfs for that kernel.
 	guest_step "module.sig_enforce=1 guest" \
 		"DKMS modules refused, the kernel's own loaded, fstab vfat and udisks2 mount, modprobe vfat in Debian's initramfs; and the guest without" \
 		60 scripts/sigenforce-guest.sh

@@ -1,23 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# debian-patches.sh CACHE VERSION [--tar FILE] PATH... - does Debian's
-# linux source package VERSION (e.g. 7.3~rc7-1~exp1, the one linux-source-7.3
-# comes from) leave PATH... as the upstream release has them?  Its
-# linux_VERSION.debian.tar.xz (about 1.5 MB) is looked up in the Sources
-# index of experimental and unstable through a private apt configuration in
-# CACHE/apt-debian-src (as scripts/mainline-source.sh does: the host's apt
-# sources are not touched), fetched by apt into CACHE/mainline/ and checked
-# against the index's SHA-256; --tar FILE takes a copy fetched elsewhere,
-# checked the same way.  Then every file of its debian/patches*/ (the
-# featuresets' too) and the Files-Excluded of debian/copyright (what the
-# orig tarball leaves out of the upstream tree) are read: a PATH ending in
-# / stands for everything under it.
-#
-# Prints the patches (and exclusions) that touch a PATH, or one line "no
-# Debian patch touches ..."; exit status 0 when none does, 1 when one does
-# or the package cannot be checked, 2 bad usage, 3 the package is in the
-# index but its file cannot be fetched here (the archive serves no source).
+# debian-patches.sh CACHE VERSION [--tar FILE] PATH... - does Debian's linux
+# source package VERSION leave PATH... (a PATH ending in / for all under it)
+# as upstream has them?  Its debian.tar.xz is fetched through a private apt
+# configuration in CACHE (or --tar FILE) and checked against the Sources
+# index; its patches and copyright's Files-Excluded are read.  Exit status 0
+# none touches them, 1 one does or no check, 2 bad usage, 3 not fetchable.
 
 set -euo pipefail
 

@@ -1,24 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# guest-init.sh - /init of the test initramfs built by mkinitramfs.sh.
-#
-# Serial ports (see qemu-run.sh):
-#   ttyS0  console (kernel log, everything shown while running)
-#   ttyS1  verdict: written ONLY when everything passed, so a hang, panic or
-#          crash fails by default
-#   ttyS2  data: sections "@@@VFAT-RUNNER-BEGIN name" ... "@@@VFAT-RUNNER-END
-#          name" that the host saves as results/<config>/<name> (tap.txt,
-#          dmesg.txt, guest-cmd.txt, guest-cmd.status, ...)
-#
-# /etc/runner/runner.conf (written by qemu-run.sh) sets MODE (tests|shell),
-# NONCE, SUITE, EXT_SUITE, KUNIT_SUITES, RUN_SUITE, SPLAT_RE, TESTS (only these programs of the suite,
-# qemu-run.sh --test) and exports their KSELFTEST_<PROG>_ARGS; with
-# --distro-kernel also DISTRO_LOAD (modules to modprobe) and DISTRO_EXPECT
-# ("fat=SRCVERSION ...": the DKMS-built modules that must be the ones
-# loaded; with --no-dkms they are not in the initramfs, so this fails).
-# /etc/runner/guest-cmd.sh is the optional --guest-cmd.  Further jobs (a future --run PROGRAM) can follow the
-# guest-cmd pattern: run, capture to a file, send_section it.
+# guest-init.sh - /init of the test initramfs (scripts/mkinitramfs.sh).  Its
+# settings: /etc/runner/runner.conf, written by qemu-run.sh; the console is
+# ttyS0, ttyS1 the verdict port (written only when everything passed),
+# ttyS2 the data port ("@@@VFAT-RUNNER-BEGIN name" ... "@@@VFAT-RUNNER-END
+# name" sections the host saves as results/<line>/<config>/<name>).
 
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root TERM=${TERM:-linux} LANG=C.UTF-8
@@ -56,12 +43,8 @@ TESTS=() DISTRO_LOAD='' DISTRO_EXPECT=''
 # shellcheck source=/dev/null
 . /etc/runner/runner.conf
 
-# KCSAN (the kcsan config): every race is reported (the kernel runs
-# without panic_on_warn, which would end it at the first report, core
-# code's included); after the suite, kcsan-judge.awk fails the run on a
-# report with a frame of fs/fat (its functions: kcsan-fat-functions.txt,
-# from the runner) in either stack, and lists the others, core code's, as
-# reported, not judged.  debugfs: KCSAN's counters, shown at the end.
+# KCSAN: its reports are judged after the suite (kcsan-judge.awk with the
+# runner's kcsan-fat-functions.txt); debugfs: its counters, shown at the end.
 KCSAN_FUNCS=
 if [[ -f /etc/runner/kcsan-fat-functions.txt ]]; then
 	KCSAN_FUNCS=/etc/runner/kcsan-fat-functions.txt

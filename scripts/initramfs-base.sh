@@ -34,7 +34,8 @@ REQUIRED=(
 # Optional commands (copied when the host has them).
 OPTIONAL=(chattr lsattr hexdump xxd strace gawk)
 
-die() { echo "initramfs-base: $*" >&2; exit 1; }
+# shellcheck source=scripts/lib/common.sh
+. "$(dirname "$0")/lib/common.sh"
 
 if [[ $STAGING == --key ]]; then
 	paths=()

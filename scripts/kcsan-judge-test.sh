@@ -1,22 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# kcsan-judge-test.sh - unit test of scripts/kcsan-judge.awk, the runner's
-# judge of KCSAN reports, on the report samples in scripts/kcsan-samples/
-# (console-log text, as the host and the guest read it): a core-only race
-# (reported, not judged), a race between fs/fat and core code and one
-# inside fs/fat (each fails), a race of unknown origin seen in fs/fat, a
-# bare "BUG: KCSAN:" line without its stacks (fails), a log with two
-# reports, and a known core race (scripts/kcsan-known-core.txt) reached
-# through fs/fat (not judged) or against an access by fs/fat (fails).
-# The samples are made in the format of kernel/kcsan/report.c; the
-# function names of their stacks are the 6.12 kernel's.  make
-# kcsan-judge-test; part of make check's host checks.
+# kcsan-judge-test.sh - scripts/kcsan-judge.awk, the runner's judge of KCSAN
+# reports, on the samples in scripts/kcsan-samples/ (kernel/kcsan/report.c's
+# format, 6.12's function names); make kcsan-judge-test.
 
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 S=$HERE/kcsan-samples
-pass=0 failn=0
+# shellcheck source=scripts/lib/common.sh
+. "$HERE/lib/common.sh"
 
 # expect NAME STATUS TOTAL-LINE [REGEX the output must match]... -- LOG...
 expect() {
@@ -34,12 +27,10 @@ expect() {
 		grep -qE -- "$re" <<<"$out" || { echo "  no line matching /$re/"; ok=0; }
 	done
 	if [[ $ok == 1 ]]; then
-		echo "ok - $name"
-		pass=$((pass + 1))
+		ok "$name"
 	else
-		echo "not ok - $name"
+		bad "$name"
 		printf '%s\n' "$out" | sed 's/^/  | /'
-		failn=$((failn + 1))
 	fi
 }
 
@@ -91,11 +82,8 @@ expect "no report at all" 0 \
 # without the function list only paths under fs/fat/ count: a decoded trace
 out=$(sed 's|fat_write_end+0x8e/0x120|fat_write_end+0x8e/0x120 (fs/fat/inode.c:237)|' "$S/fat-vs-core.log" |
 	awk -v funcs=/dev/null -f "$HERE/kcsan-judge.awk")
-if [[ $? == 1 ]] && grep -q 'fs/fat frames: fat_write_end' <<<"$out"; then
-	echo "ok - a decoded frame under fs/fat/ counts without the function list"; pass=$((pass + 1))
-else
-	echo "not ok - a decoded frame under fs/fat/ counts without the function list"; failn=$((failn + 1))
-fi
+rc=$?
+that "a decoded frame under fs/fat/ counts without the function list" \
+	test "$rc" = 1 -a -n "$(grep 'fs/fat frames: fat_write_end' <<<"$out")"
 
-echo "kcsan-judge: $pass passed, $failn failed"
-[[ $failn == 0 ]]
+summary kcsan-judge

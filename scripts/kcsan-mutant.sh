@@ -1,21 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# kcsan-mutant.sh [--cache DIR] [--seconds N]
-#
-# Shows that the 6.12 KCSAN boot catches a data race between fs/fat and
-# core code, and that the judge (scripts/kcsan-judge.awk) fails the run on
-# it.  Boots the kcsan config twice under tools/kcsan-stress/chmod-stress.c
-# (chmod flipping a file's write bits while two threads read its FAT
-# attributes), on a scratch vfat image in the guest:
-#   1. the series plus tools/kcsan-stress/mutants/fat-get-attributes-
-#      without-i_rwsem.patch (fat_ioctl_get_attributes() reads i_mode
-#      without the inode lock that chmod's setattr_copy() writes it under):
-#      must fail, with a report of fs/fat's read of i_mode (fat_make_attrs
-#      or fat_mode_can_hold_ro, inlined into fat_generic_ioctl) against
-#      setattr_copy's write;
-#   2. the series alone, same load: must pass with no fs/fat report.
-# Prints one "ok"/"not ok" line per check; exit status 0 when both hold.
+# kcsan-mutant.sh [--cache DIR] [--seconds N] - make kcsan-mutant: the 6.12
+# kcsan boot under tools/kcsan-stress/chmod-stress.c must fail with the
+# series plus tools/kcsan-stress/mutants/fat-get-attributes-without-i_rwsem.patch
+# (a report of fs/fat's unlocked read of i_mode against setattr_copy's
+# write, judged by scripts/kcsan-judge.awk) and pass with the series alone.
+# One "ok"/"not ok" line per check; exit status 0 when both hold.
 set -uo pipefail
 
 PROG=${0##*/}
@@ -24,7 +15,7 @@ CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/vfat-nolongcreate
 SECS=60
 MUTANT=$REPO/tools/kcsan-stress/mutants/fat-get-attributes-without-i_rwsem.patch
 
-usage() { sed -n '4,18p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '4,/^[^#]/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; }
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--cache) CACHE=$2; shift 2 ;;

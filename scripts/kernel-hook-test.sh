@@ -1,29 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# kernel-hook-test.sh [KERNEL-HOOK] - host test of the DKMS package's
-# kernel hook (dkms/kernel-hook, or KERNEL-HOOK) on a stand-in machine: a
-# copy of the hook whose absolute paths (/lib/modules, /usr/src,
-# /var/lib/dkms, /usr/lib/linux-kbuild-*, /run/udev, /var/log) are moved
-# under a temporary directory, and stand-ins for dkms, modinfo, dpkg-query,
-# mokutil and udevadm first in PATH that log what they are asked.  Nothing
-# is built, installed or loaded.  Checks: modules installed unsigned are
-# built again (dkms unbuild, then install) once dkms can sign, signed ones
-# are left alone; udev is asked again after a build and only then; a
-# kernel update on a kernel that enforces signatures says one line.
-# Prints "ok:"/"FAIL:" lines and last "kernel-hook test: N passed, N
-# failed"; make kernel-hook-test; part of make check's host checks.  Then
-# the package's postinst (debian/postinst.in) the same way: dkms add
-# only where needed, never failing, udev asked again at its end.  The
-# copies of the kernel's own fat modules it keeps on the root filesystem
-# (/usr/lib/vfat-nolongcreate-dkms/stock/KREL/), with a dkms that leaves
-# them in kernel/fs/fat (3.0, Debian 12) and one that moves them to
-# /var/lib/dkms (3.2, Debian 13); --removed (postrm.d), the prerm.  Then
-# modprobe-fat (dkms/modprobe-fat, or MODPROBE_FAT=FILE) with stand-ins for
-# insmod (refusing the package's modules: "Key was rejected by service")
-# and uname: with /var not mounted it loads the kernel's own from those
-# copies.  Last nlc-prepare --check (dkms/nlc-prepare, or NLC_PREPARE=FILE)
-# on kernel releases of each kind: the line it names, in one line.
+# kernel-hook-test.sh [KERNEL-HOOK] - the DKMS package's kernel hook, postinst,
+# postrm.d, prerm, modprobe-fat and nlc-prepare --check on a stand-in machine
+# (their paths moved under a temporary directory, stand-ins for dkms, modinfo,
+# dpkg-query, mokutil, udevadm, insmod, uname); nothing is built or loaded.
+# Each case prints its "ok:"/"FAIL:" line, the counts last; make kernel-hook-test.
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 HOOK=${1:-$HERE/../dkms/kernel-hook}
@@ -32,10 +14,8 @@ NLC_PREPARE=${NLC_PREPARE:-$HERE/../dkms/nlc-prepare}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 PKG=vfat-nolongcreate VER=6.12+nlc1 K=6.1.0-99-amd64
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok: $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-that() { local w=$1; shift; if "$@"; then ok "$w"; else bad "$w"; fi; }
+# shellcheck source=scripts/lib/common.sh
+. "$HERE/lib/common.sh"
 
 sed -e "s|@PKG_VERSION@|$VER|g" -e "s|/usr/lib/linux-kbuild-|$T/usr/lib/linux-kbuild-|g" \
 	-e "s|/lib/modules/|$T/lib/modules/|g" -e "s|/usr/src/|$T/usr/src/|g" \
@@ -393,5 +373,4 @@ echo "  $out"
 that "nlc-prepare --check $k, only its image installed: exit 1, headers and linux-source in one apt install" \
 	test "$rc" = 1 -a "$(wc -l <<<"$out")" = 1 -a -n "$(grep -F -- "for kernel $k: its headers are not installed (apt install linux-headers-$k linux-source-7.3=9.9-1)" <<<"$out")"
 
-echo "kernel-hook test: $pass passed, $fail failed"
-[[ $fail == 0 ]]
+summary "kernel-hook test"

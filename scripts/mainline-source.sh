@@ -1,19 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# mainline-source.sh CACHE LINE - Debian's newest linux-source-LINE (a
-# mainline line, 7.x) from experimental or unstable, fetched without
-# touching the host's apt sources: a private apt configuration in
-# CACHE/apt-mainline looks the version up (the archive keeps only current
-# versions, so nothing is pinned), apt-get download fetches and checks the
-# .deb into CACHE/mainline/, and its tarball is extracted to
-# CACHE/mainline/linux-source-LINE.tar.xz.
-#
-# Prints two lines on stdout: the tarball's path and the package version.
-# When Debian's newest mainline source is a later 7.x than LINE, one line
-# on stderr says so (the series wants a port); it fails only if
-# linux-source-LINE itself is gone from the archive and not cached.
-# Without the network the cached .deb is used, and that is said.
+# mainline-source.sh CACHE LINE - Debian's newest linux-source-LINE (7.x,
+# experimental or unstable) through a private apt configuration in CACHE
+# (the host's apt sources untouched), its tarball in CACHE/mainline/.
+# Prints the tarball's path and the package version; a later 7.x in the
+# archive is said on stderr; offline, the cached .deb is used.
 
 set -euo pipefail
 

@@ -12,6 +12,8 @@ set -euo pipefail
 
 PROG=${0##*/}
 REPO=$(cd "$(dirname "$0")/.." && pwd -P)
+# shellcheck source=scripts/lib/common.sh
+. "$REPO/scripts/lib/common.sh"
 CACHE=${XDG_CACHE_HOME:-${HOME:-$(cd ~ && pwd)}/.cache}/vfat-nolongcreate
 # The kernel lines the package serves: debian/rules' NLC_LINES.
 read -ra LINES < <(sed -n 's/^NLC_LINES := //p' "$REPO/debian/rules")
@@ -69,10 +71,6 @@ Prints the path of the tools .deb, then the DKMS .deb as its last line
 EOF
 }
 
-die() {
-	echo "$PROG: $*" >&2
-	exit 1
-}
 
 while (($#)); do
 	case $1 in

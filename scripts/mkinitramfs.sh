@@ -2,19 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # mkinitramfs.sh BASE-DIR STAGING-DIR OUTPUT.cpio KSELFTEST-INSTALL-DIR RUNNER-CONF-DIR [EXTRA-DIR]
-#
-# Builds the test initramfs: two uncompressed newc archives in one file,
-# which the kernel unpacks in turn (Documentation/driver-api/early-userspace/
-# buffer-format.rst):
-#   1. the base, from this host (initramfs-base.sh): shell, tools, libraries;
-#   2. the run part: scripts/guest-init.sh as /init, the runner's
-#      configuration, tap-summary.awk and kcsan-judge.awk in /etc/runner, the installed
-#      kselftests as /kselftest, and EXTRA-DIR's tree if given (the
-#      modules of --distro-kernel, in usr/lib/modules: the base's /lib is a
-#      symlink to usr/lib, which a real lib/ in this archive would replace).
-# The base takes ~10 s to make: it is kept in BASE-DIR/base.cpio (its tree
-# in BASE-DIR/tree) and made again only when `initramfs-base.sh --key`
-# changes.
+# The test initramfs: two newc archives in one file, the base (this host's
+# tools, initramfs-base.sh; kept in BASE-DIR while its --key holds) and the
+# run part (guest-init.sh as /init, the runner's files in /etc/runner, the
+# kselftests as /kselftest, EXTRA-DIR's tree, e.g. --distro-kernel's modules).
 
 set -euo pipefail
 

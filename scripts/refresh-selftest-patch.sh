@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Regenerate the series' selftest patch of each kernel line from
-# selftests/filesystems/fat/, the one source of truth for the suite (in
-# mainline's form; an older line's form is it with selftests/backport/
-# <line>.diff applied), and write patches/<line>/ and its series out again,
-# in the series' order.
+# refresh-selftest-patch.sh - write each line's selftest patch again from
+# selftests/filesystems/fat/, the suite's one source (--help); --compare is
+# qemu-run.sh's check that a line's patched tree holds that suite.
 set -euo pipefail
 
 PROG=${0##*/}
 REPO=$(cd "$(dirname "$0")/.." && pwd -P)
+# shellcheck source=scripts/lib/common.sh
+. "$REPO/scripts/lib/common.sh"
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/vfat-nolongcreate
 SUITE=filesystems/fat
 # a header shared with other suites that the suite adds to: copied over
@@ -26,54 +26,41 @@ KLINES=()
 usage() {
 	cat <<EOF
 usage: $PROG [--kernel LINE]... [--cache DIR]
-       $PROG --form LINE DIR
+       $PROG --compare LINE TREE
 
 Rebuilds the selftest patch of patches/LINE/series from selftests/$SUITE/,
-for every kernel line (every patches/LINE/ with a series file) or only the
-ones given with --kernel: applies that line's series in order to a scratch
-clone of the line's pristine tree that ./qemu-run.sh keeps in its cache
-(src/LINE/linux), except that where the series has its selftest patch it
-copies the line's form of selftests/$SUITE/ over
-tools/testing/selftests/$SUITE/ (upstream
-files that selftests/ does not hold, such as run_fat_tests.sh, stay as that
-tree has them; selftests/$SHARED is copied over the tree's own, on trees
-that have one) and commits that with the selftest patch's whole message
-(notes below a "---" line included), author and date.  A line without a
-selftest patch yet gets the commit last, with the $DEFAULT_LINE line's
-message.  Then it writes patches/LINE/ and its series out again with git
-format-patch, in the same order.
-The hand-written 0000-cover-letter.patch is left alone.  ./qemu-run.sh
-fails when a line's form of selftests/$SUITE/ and its series disagree: run
-this after editing the suite.
+for every kernel line with a series or only those given with --kernel: in a
+scratch clone of the line's pristine tree that ./qemu-run.sh keeps in its
+cache (src/LINE/linux) it applies the series, except that at the selftest
+patch's place it copies the line's form of selftests/$SUITE/ over the tree's
+(and selftests/$SHARED over the tree's own, where there is one) and commits
+that with the patch's whole message, author and date (a line without one
+gets it last, with the $DEFAULT_LINE line's message); then git format-patch
+writes patches/LINE/ and its series again, in the same order (the
+0000-cover-letter.patch is left alone).  Run it after editing the suite:
+./qemu-run.sh fails while the two disagree.
 
-selftests/$SUITE/ is mainline's form (the newest line's); a line's form is
-that with selftests/$BACKPORT/LINE.diff applied, where the line has one
-(patch -p1 in selftests/, no fuzz): the compat difference of an older
-tree, e.g. no filesystems/wrappers.h, or a harness that runs a test whose
-setup skipped.  When the suite changes near what such a diff changes, it
-no longer applies (this script fails, naming it): make the line's form by
-hand and write the diff again, "diff -u --label a/$SUITE/F --label
-b/$SUITE/F" of each file changed.
+A line's form is selftests/$SUITE/ (mainline's) with
+selftests/$BACKPORT/LINE.diff applied where there is one (patch -p1 in
+selftests/, no fuzz): an older tree's compat differences.  When it no longer
+applies, make the line's form by hand and write the diff again ("diff -u
+--label a/$SUITE/F --label b/$SUITE/F" of each file changed).
 
   --kernel LINE  only this kernel line (repeatable; default: all lines)
   --cache DIR    the runner's cache (default: $CACHE)
-  --form LINE DIR
-                 only write LINE's form of selftests/$SUITE/ to
-                 DIR/$SUITE/ (what ./qemu-run.sh compares the tree with)
+  --compare LINE TREE
+                 exit 1, with the difference, unless TREE's
+                 tools/testing/selftests/$SUITE/ has LINE's form of
+                 selftests/$SUITE/ (and its $SHARED, where TREE has one)
 EOF
 }
 
-die() {
-	echo "$PROG: $*" >&2
-	exit 1
-}
-
-FORM_DIR=
+COMPARE=
 while (($#)); do
 	case $1 in
-	--form)
-		[[ $# -ge 3 ]] || die "--form needs a kernel line and a directory"
-		KLINES=("$2"); FORM_DIR=$3; shift 3 ;;
+	--compare)
+		[[ $# -ge 3 ]] || die "--compare needs a kernel line and a tree"
+		KLINES=("$2"); COMPARE=$3; shift 3 ;;
 	--cache) [[ $# -ge 2 ]] || die "--cache needs a directory"; CACHE=$2; shift 2 ;;
 	--kernel) [[ $# -ge 2 ]] || die "--kernel needs a kernel line"; KLINES+=("$2"); shift 2 ;;
 	-h | --help) usage; exit 0 ;;
@@ -94,10 +81,6 @@ line_form() { # LINE DIR
 		die "selftests/$BACKPORT/$1.diff does not apply to selftests/$SUITE/ (see $PROG --help)"
 }
 
-if [[ -n $FORM_DIR ]]; then
-	line_form "${KLINES[0]}" "$FORM_DIR"
-	exit 0
-fi
 if [[ ${#KLINES[@]} -eq 0 ]]; then
 	for d in "$REPO"/patches/*/series; do
 		[[ -e $d ]] || continue
@@ -109,6 +92,19 @@ fi
 
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+
+if [[ -n $COMPARE ]]; then
+	# the suite's own files (the tree's others, run_fat_tests.sh..., stay its own)
+	kdir=$COMPARE/tools/testing/selftests
+	line_form "${KLINES[0]}" "$TMP/form"
+	differ=$(diff -r "$TMP/form/$SUITE" "$kdir/$SUITE" 2>&1 | grep -v "^Only in $kdir/$SUITE" || true)
+	if [[ -f $REPO/selftests/$SHARED && -f $kdir/$SHARED ]]; then
+		differ+=$(diff "$REPO/selftests/$SHARED" "$kdir/$SHARED" 2>&1 || true)
+	fi
+	[[ -z $differ ]] && exit 0
+	printf '%s\n' "$differ"
+	die "selftests/$SUITE (line ${KLINES[0]}'s form) differs from $kdir/$SUITE"
+fi
 
 # The selftest patch named in a line's series (empty if none).
 selftest_patch_of() { # LINE

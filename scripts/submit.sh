@@ -1,32 +1,18 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# submit.sh - write the mainline patches as two postings, ready for git
-# send-email, signed by the person running it:
-#
-#   option/    every patch of patches/7.3/series but the 8.3 fast path, with
-#              a cover letter: "fat: add the nolongcreate mount option to vfat"
-#   fastpath/  the 8.3 fast path, patches/fastpath/*.patch, as [RFC PATCH]
-#              on the same base, independent of the option series; one
-#              patch goes without a cover letter, its notes below --- kept
-#
-# under <cache>/submission/.  With --tree DIR (make submission TREE=DIR), a
-# mainline checkout (a kernel.org clone): both are applied onto its HEAD
-# (each posting with plain git am, on its own), built
-# there, and written with git format-patch --base=<that commit>.  Without
-# it, onto the pristine linux-source-7.3 tree of ./qemu-run.sh, whose
-# upstream tag (v7.3-rc7 for Debian's 7.3~rc7) the cover letter names: no
-# base-commit: line, as that tree is a private import.  Checked either way:
-# git am onto the base, fs/fat built with W=1 and the touched selftests
-# built there, checkpatch.pl --strict; on Debian's tree also that Debian's
-# patches left those paths alone.
-#
-# Run scripts/submit.sh --help for the options.
+# submit.sh - make submission: the option series (patches/7.3/series but the
+# fast path, with a cover letter) and the fast path as [RFC PATCH], each
+# applied, built and checkpatch'ed on a mainline checkout (--tree) or on the
+# pristine linux-source-7.3, written under <cache>/submission/ for git
+# send-email.  --help for the options; docs/series.md for the checks.
 
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 PROG=${0##*/}
+# shellcheck source=scripts/lib/common.sh
+. "$REPO/scripts/lib/common.sh"
 export LC_ALL=C
 
 LINE=7.3
@@ -154,12 +140,6 @@ tree at --tree DIR, or no pristine tree without it (run ./qemu-run.sh
 EOF
 }
 
-die() { # STATUS MESSAGE...
-	local st=$1
-	shift
-	printf '%s: %s\n' "$PROG" "$*" >&2
-	exit "$st"
-}
 die_usage() { die 2 "$* (see --help)"; }
 
 while [[ $# -gt 0 ]]; do
@@ -591,30 +571,23 @@ STAGE=$OUT/staging
 rm -rf "$STAGE"
 mkdir -p "$STAGE"
 
-# The option series' blurb: the body of the hand-written cover letter, up to
-# the shortlog ("Name (N):") or the diffstat git put under it.  A first
-# posting (--version 1) leaves out its "Changes in vN" sections: those
-# rounds were the project's reviews, not the list's.
-awk -v first="$([[ $VERSION == 1 ]] && echo 1)" 'hdr == 0 { if (/^$/) hdr = 1; next }
-	/^[^ \t].* \([0-9]+\):$/ || /^ [^ ].* +\| +[0-9]+/ || /^-- $/ || /^base-commit:/ { exit }
-	first && /^Changes in v[0-9]+$/ { skip = 1; next }
-	skip && /^[^ =]/ && !/^Changes in v[0-9]+$/ { skip = 0 }
-	!skip { print }' "$PATCHDIR/0000-cover-letter.patch" |
-	awk '{ l[NR] = $0 } /[^ \t]/ { last = NR } END { for (i = 1; i <= last; i++) print l[i] }' \
-		>"$TMP/option.blurb"
-[[ -s $TMP/option.blurb ]] || fail "no text in patches/$LINE/0000-cover-letter.patch"
-
-# The fast path's: patches/fastpath/0000-cover-letter.patch the same way,
-# else this one.
-if [[ -f $FASTDIR/0000-cover-letter.patch ]]; then
+# blurb COVER OUT: the body of a hand-written cover letter, up to the
+# shortlog ("Name (N):") or the diffstat git put under it.  A first posting
+# (--version 1) leaves out its "Changes in vN" sections: those rounds were
+# the project's reviews, not the list's.
+blurb() {
 	awk -v first="$([[ $VERSION == 1 ]] && echo 1)" 'hdr == 0 { if (/^$/) hdr = 1; next }
 		/^[^ \t].* \([0-9]+\):$/ || /^ [^ ].* +\| +[0-9]+/ || /^-- $/ || /^base-commit:/ { exit }
 		first && /^Changes in v[0-9]+$/ { skip = 1; next }
 		skip && /^[^ =]/ && !/^Changes in v[0-9]+$/ { skip = 0 }
-		!skip { print }' "$FASTDIR/0000-cover-letter.patch" |
-		awk '{ l[NR] = $0 } /[^ \t]/ { last = NR } END { for (i = 1; i <= last; i++) print l[i] }' \
-			>"$TMP/fastpath.blurb"
-	[[ -s $TMP/fastpath.blurb ]] || fail "no text in patches/fastpath/0000-cover-letter.patch"
+		!skip { print }' "$1" |
+		awk '{ l[NR] = $0 } /[^ \t]/ { last = NR } END { for (i = 1; i <= last; i++) print l[i] }' >"$2"
+	[[ -s $2 ]] || fail "no text in ${1#"$REPO"/}"
+}
+blurb "$PATCHDIR/0000-cover-letter.patch" "$TMP/option.blurb"
+# the fast path's own cover letter, else the text below
+if [[ -f $FASTDIR/0000-cover-letter.patch ]]; then
+	blurb "$FASTDIR/0000-cover-letter.patch" "$TMP/fastpath.blurb"
 else
 	cat >"$TMP/fastpath.blurb" <<EOB
 This patch makes vfat show plain ASCII 8.3 names, and rule entries out in

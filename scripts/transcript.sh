@@ -1,21 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# transcript.sh [--kernel LINE] [--print] [qemu-run.sh options...] - the
-# README's terminal transcript of nolongcreate, from a real guest run
-# (make transcript).
-#
-# Boots the patched kernel of LINE (default 7.3, mainline) with
-# ./qemu-run.sh --no-suite --guest-cmd, runs a short session in the guest
-# (a vfat image with a long name written before, then a nolongcreate
-# mount: a long name refused, an 8.3 name created and found after a
-# remount, the old long name still read) and writes each command, prompt
-# "# ", with its real output between the markers
-#     <!-- transcript: begin (make transcript) -->
-#     <!-- transcript: end -->
-# of README.md.  --print only prints the block.  The guest command fails
-# (and the README is left alone) unless the long name was refused, the
-# 8.3 name found and the long name read.
+# transcript.sh [--kernel LINE] [--print] [qemu-run.sh options...] - make
+# transcript: boots LINE's kernel (default 7.3) with ./qemu-run.sh
+# --guest-cmd, runs the README's nolongcreate session there and writes it
+# between README.md's "transcript: begin" and "end" markers (--print: only
+# prints it).  The README is left alone unless the long name was refused,
+# the 8.3 name found and the old long name read.
 
 set -euo pipefail
 
@@ -30,7 +21,7 @@ while [[ $# -gt 0 ]]; do
 	--kernel) LINE=${2:?--kernel needs a line}; shift 2 ;;
 	--kernel=*) LINE=${1#*=}; shift ;;
 	--print) PRINT=1; shift ;;
-	-h | --help) sed -n '4,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '4,/^[^#]/{/^#/p}' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) QARGS+=("$1"); shift ;;
 	esac
 done

@@ -149,7 +149,8 @@ static inline int nlc_run(char *const argv[], const char *log)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-static inline void nlc_dump_log(struct __test_metadata *_metadata, const char *log)
+static inline void nlc_dump_log(struct __test_metadata *_metadata,
+				const char *log)
 {
 	char line[256];
 	FILE *f = fopen(log, "r");
@@ -194,7 +195,7 @@ static inline int nlc_umount_path(const char *path)
 }
 
 static inline int nlc_rm_cb(const char *path, const struct stat *st, int type,
-		     struct FTW *ftw)
+			    struct FTW *ftw)
 {
 	(void)st;
 	(void)ftw;
@@ -387,7 +388,7 @@ out:
 
 /* mount(2) with the variant's options plus @extra; 0 or errno */
 static inline int nlc_mount_fs(struct _test_data_nlc *self, const char *fstype,
-			const char *data)
+			       const char *data)
 {
 	if (mount(self->dev, self->mnt, fstype, 0, data))
 		return errno;
@@ -397,8 +398,8 @@ static inline int nlc_mount_fs(struct _test_data_nlc *self, const char *fstype,
 }
 
 static inline int nlc_try_mount(struct _test_data_nlc *self,
-			 const struct _fixture_variant_nlc *variant,
-			 const char *extra)
+				const struct _fixture_variant_nlc *variant,
+				const char *extra)
 {
 	char data[512];
 
@@ -408,19 +409,20 @@ static inline int nlc_try_mount(struct _test_data_nlc *self,
 }
 
 static inline void nlc_mount(struct __test_metadata *_metadata,
-		      struct _test_data_nlc *self,
-		      const struct _fixture_variant_nlc *variant, const char *extra)
+			     struct _test_data_nlc *self,
+			     const struct _fixture_variant_nlc *variant,
+			     const char *extra)
 {
 	int err = nlc_try_mount(self, variant, extra);
 
 	ASSERT_EQ(0, err) {
 		TH_LOG("mount %s with \"%s,%s\": %s", self->dev, variant->opts,
-		       extra, strerror(err));
+		       extra ? extra : "", strerror(err));
 	}
 }
 
 static inline void nlc_umount(struct __test_metadata *_metadata,
-		       struct _test_data_nlc *self)
+			      struct _test_data_nlc *self)
 {
 	int err = nlc_umount_path(self->mnt);
 
@@ -432,7 +434,7 @@ static inline void nlc_umount(struct __test_metadata *_metadata,
 
 /* umount and mount again with the same options: no cached dentries */
 static inline void nlc_cycle(struct __test_metadata *_metadata,
-		      struct _test_data_nlc *self)
+			     struct _test_data_nlc *self)
 {
 	char data[512];
 	int err;
@@ -446,7 +448,7 @@ static inline void nlc_cycle(struct __test_metadata *_metadata,
 }
 
 static inline int nlc_remount(struct _test_data_nlc *self, unsigned long flags,
-		       const char *data)
+			      const char *data)
 {
 	if (mount(NULL, self->mnt, NULL, MS_REMOUNT | flags, data))
 		return errno;
@@ -454,7 +456,8 @@ static inline int nlc_remount(struct _test_data_nlc *self, unsigned long flags,
 }
 
 /* The super options of our mount in /proc/self/mountinfo */
-static inline bool nlc_super_opts(struct _test_data_nlc *self, char *out, size_t size)
+static inline bool nlc_super_opts(struct _test_data_nlc *self, char *out,
+				  size_t size)
 {
 	char line[1024], *sep, *mp, *p;
 	bool found = false;
@@ -491,7 +494,7 @@ static inline bool nlc_super_opts(struct _test_data_nlc *self, char *out, size_t
 }
 
 static inline bool nlc_shows(struct __test_metadata *_metadata,
-		      struct _test_data_nlc *self, const char *opt)
+			     struct _test_data_nlc *self, const char *opt)
 {
 	char opts[1024];
 
@@ -513,7 +516,7 @@ static inline const char *nlc_p(struct _test_data_nlc *self, const char *rel)
 }
 
 static inline void nlc_fsck(struct __test_metadata *_metadata,
-		     struct _test_data_nlc *self)
+			    struct _test_data_nlc *self)
 {
 	char *argv[4];
 	int ret;
@@ -535,7 +538,7 @@ static inline void nlc_fsck(struct __test_metadata *_metadata,
 }
 
 static inline void nlc_raw_open(struct __test_metadata *_metadata,
-			 struct _test_data_nlc *self, struct fat_raw *fr)
+				struct _test_data_nlc *self, struct fat_raw *fr)
 {
 	int err;
 
@@ -548,8 +551,8 @@ static inline void nlc_raw_open(struct __test_metadata *_metadata,
 
 /* Read directory @name83 (an 8.3 name in the root; NULL: the root) */
 static inline void nlc_raw_dir(struct __test_metadata *_metadata,
-			struct _test_data_nlc *self, const char *name83,
-			struct fat_raw_dir *dir)
+			       struct _test_data_nlc *self, const char *name83,
+			       struct fat_raw_dir *dir)
 {
 	struct fat_raw fr;
 	unsigned int cluster = 0;
@@ -569,7 +572,8 @@ static inline void nlc_raw_dir(struct __test_metadata *_metadata,
 
 /* The root directory of the image */
 static inline void nlc_raw_root(struct __test_metadata *_metadata,
-			 struct _test_data_nlc *self, struct fat_raw_dir *dir)
+				struct _test_data_nlc *self,
+				struct fat_raw_dir *dir)
 {
 	nlc_raw_dir(_metadata, self, NULL, dir);
 }
@@ -585,7 +589,7 @@ struct nlc_scan {
 };
 
 static inline int nlc_scan_cb(const struct fat_raw_dir *dir, unsigned int idx,
-		       unsigned int depth, void *arg)
+			      unsigned int depth, void *arg)
 {
 	const struct msdos_dir_entry *de = &dir->ents[idx];
 	struct nlc_scan *s = arg;
@@ -613,7 +617,7 @@ static inline int nlc_scan_cb(const struct fat_raw_dir *dir, unsigned int idx,
 }
 
 static inline void nlc_raw_scan(struct __test_metadata *_metadata,
-			 struct _test_data_nlc *self, struct nlc_scan *s)
+				struct _test_data_nlc *self, struct nlc_scan *s)
 {
 	struct fat_raw fr;
 	int err;
@@ -629,7 +633,7 @@ static inline void nlc_raw_scan(struct __test_metadata *_metadata,
 
 /* No LFN slot and no '~' alias anywhere in the image */
 static inline void nlc_expect_no_long(struct __test_metadata *_metadata,
-			       struct _test_data_nlc *self)
+				      struct _test_data_nlc *self)
 {
 	struct nlc_scan s;
 
@@ -744,7 +748,7 @@ FIXTURE_TEARDOWN(nlc)
 
 /* Every test starts with this: setup may have found a reason to skip */
 static inline bool nlc_skipped(struct __test_metadata *_metadata,
-			struct _test_data_nlc *self)
+			       struct _test_data_nlc *self)
 {
 	if (!self->skip[0])
 		return false;
@@ -799,21 +803,23 @@ static inline bool nlc_latin1(const char *in, char *out, size_t size)
 
 /* A long name is refused: ENAMETOOLONG, nothing created */
 static inline void nlc_expect_refused(struct __test_metadata *_metadata,
-			       struct _test_data_nlc *self, const char *rel)
+				      struct _test_data_nlc *self,
+				      const char *rel)
 {
 	EXPECT_EQ(ENAMETOOLONG, nlc_creat(nlc_p(self, rel)));
 	EXPECT_EQ(ENOENT, nlc_stat_err(nlc_p(self, rel), NULL));
 }
 
 static inline void nlc_expect_accepted(struct __test_metadata *_metadata,
-				struct _test_data_nlc *self, const char *rel)
+				       struct _test_data_nlc *self,
+				       const char *rel)
 {
 	EXPECT_EQ(0, nlc_creat(nlc_p(self, rel)));
 	EXPECT_EQ(0, nlc_stat_err(nlc_p(self, rel), NULL));
 }
 
 static inline void nlc_expect_state(struct __test_metadata *_metadata,
-			     struct _test_data_nlc *self, bool nolong)
+				    struct _test_data_nlc *self, bool nolong)
 {
 	EXPECT_EQ(nolong, nlc_shows(_metadata, self, "nolongcreate"));
 	/* "longcreate", the default, is never shown */
@@ -828,7 +834,8 @@ static inline bool nlc_is_ro(struct _test_data_nlc *self)
 }
 
 /* The entry readdir of @dir lists with inode @ino, into @out */
-static inline bool nlc_dir_ino(const char *dir, ino_t ino, char *out, size_t size)
+static inline bool nlc_dir_ino(const char *dir, ino_t ino, char *out,
+			       size_t size)
 {
 	char path[PATH_MAX + NAME_MAX + 2];
 	struct dirent *de;
@@ -856,8 +863,8 @@ static inline bool nlc_dir_ino(const char *dir, ino_t ino, char *out, size_t siz
  * readdir shows the entry of that inode exactly as the name was typed.
  */
 static inline void nlc_expect_found_cold(struct __test_metadata *_metadata,
-				  struct _test_data_nlc *self, const char *rel,
-				  const char *what)
+					 struct _test_data_nlc *self,
+					 const char *rel, const char *what)
 {
 	char dir[PATH_MAX], shown[NAME_MAX + 1];
 	const char *base = strrchr(rel, '/');

@@ -14,86 +14,38 @@
  * mount.  One image per configuration (FAT16, 8 MiB).
  */
 
-FIXTURE(nlc_cfg) {
-	FIXTURE_DATA(nlc) n;
-	FIXTURE_VARIANT(nlc) base;
-};
-
 FIXTURE_VARIANT(nlc_cfg) {
 	unsigned int idx;	/* column in nlc_cfg_rows[].want */
 	bool utf8;		/* names are UTF-8, else iso8859-1 */
 	const char *opts;
 };
 
+NLC_FIXTURE(nlc_cfg, &nlc_fat16)
+
 #define NLC_CFG_N 11
 
-FIXTURE_VARIANT_ADD(nlc_cfg, latin1) {
-	.idx = 0, .opts = "codepage=437,iocharset=iso8859-1,utf8=0",
-};
+/* The configuration @name, column @idx of nlc_cfg_rows[].want */
+#define NLC_CFG(name, i, u, o)						\
+	FIXTURE_VARIANT_ADD(nlc_cfg, name) {				\
+		.idx = i, .utf8 = u, .opts = "codepage=437," o,		\
+	}
 
-FIXTURE_VARIANT_ADD(nlc_cfg, latin1_lower_relaxed) {
-	.idx = 1,
-	.opts = "codepage=437,iocharset=iso8859-1,utf8=0,shortname=lower,check=relaxed",
-};
+#define NLC_L1 "iocharset=iso8859-1,utf8=0"
+#define NLC_IO "iocharset=utf8,utf8=0"
+#define NLC_U8 "iocharset=iso8859-1,utf8=1"
 
-FIXTURE_VARIANT_ADD(nlc_cfg, latin1_win95_nonumtail) {
-	.idx = 2,
-	.opts = "codepage=437,iocharset=iso8859-1,utf8=0,shortname=win95,nonumtail",
-};
-
-FIXTURE_VARIANT_ADD(nlc_cfg, latin1_winnt_strict) {
-	.idx = 3,
-	.opts = "codepage=437,iocharset=iso8859-1,utf8=0,shortname=winnt,check=strict",
-};
-
-FIXTURE_VARIANT_ADD(nlc_cfg, iocharset_utf8) {
-	.idx = 4, .utf8 = true, .opts = "codepage=437,iocharset=utf8,utf8=0",
-};
-
-FIXTURE_VARIANT_ADD(nlc_cfg, iocharset_utf8_win95) {
-	.idx = 5, .utf8 = true,
-	.opts = "codepage=437,iocharset=utf8,utf8=0,shortname=win95",
-};
-
-FIXTURE_VARIANT_ADD(nlc_cfg, iocharset_utf8_lower) {
-	.idx = 6, .utf8 = true,
-	.opts = "codepage=437,iocharset=utf8,utf8=0,shortname=lower",
-};
-
-FIXTURE_VARIANT_ADD(nlc_cfg, utf8_lower) {
-	.idx = 7, .utf8 = true,
-	.opts = "codepage=437,iocharset=iso8859-1,utf8=1,shortname=lower",
-};
-
-FIXTURE_VARIANT_ADD(nlc_cfg, utf8_winnt_strict) {
-	.idx = 8, .utf8 = true,
-	.opts = "codepage=437,iocharset=iso8859-1,utf8=1,shortname=winnt,check=strict",
-};
-
-FIXTURE_VARIANT_ADD(nlc_cfg, utf8_mixed_normal) {
-	.idx = 9, .utf8 = true,
-	.opts = "codepage=437,iocharset=iso8859-1,utf8=1,shortname=mixed,check=normal",
-};
-
+NLC_CFG(latin1, 0, false, NLC_L1);
+NLC_CFG(latin1_lower_relaxed, 1, false, NLC_L1 ",shortname=lower,check=relaxed");
+NLC_CFG(latin1_win95_nonumtail, 2, false, NLC_L1 ",shortname=win95,nonumtail");
+NLC_CFG(latin1_winnt_strict, 3, false, NLC_L1 ",shortname=winnt,check=strict");
+NLC_CFG(iocharset_utf8, 4, true, NLC_IO);
+NLC_CFG(iocharset_utf8_win95, 5, true, NLC_IO ",shortname=win95");
+NLC_CFG(iocharset_utf8_lower, 6, true, NLC_IO ",shortname=lower");
+NLC_CFG(utf8_lower, 7, true, NLC_U8 ",shortname=lower");
+NLC_CFG(utf8_winnt_strict, 8, true, NLC_U8 ",shortname=winnt,check=strict");
+NLC_CFG(utf8_mixed_normal, 9, true, NLC_U8 ",shortname=mixed,check=normal");
 /* uni_xlate turns utf8 off: names are iso8859-1 with :XXXX escapes */
-FIXTURE_VARIANT_ADD(nlc_cfg, utf8_uni_xlate) {
-	.idx = 10, .opts = "codepage=437,iocharset=iso8859-1,utf8=1,uni_xlate",
-};
-
-FIXTURE_SETUP(nlc_cfg)
-{
-	self->base.fat_bits = 16;
-	self->base.mib = 8;
-	self->base.spc = "1";
-	self->base.utf8 = false;
-	self->base.opts = NLC_CP437;
-	nlc_setup(_metadata, &self->n, &self->base);
-}
-
-FIXTURE_TEARDOWN(nlc_cfg)
-{
-	nlc_teardown(_metadata, &self->n, &self->base);
-}
+NLC_CFG(utf8_uni_xlate, 10, false, NLC_U8 ",uni_xlate");
 
 /*
  * A name (UTF-8) and what each configuration does with it, one character

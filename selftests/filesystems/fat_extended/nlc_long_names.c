@@ -16,24 +16,6 @@
 #define NLC_INNER "Long Directory/inner long file.txt"
 #define NLC_EMPTY "Empty Long Dir"
 
-/* Make long names on a longcreate mount, then unmount */
-static void nlc_populate_long(struct __test_metadata *_metadata,
-			      struct _test_data_nlc *self,
-			      const struct _fixture_variant_nlc *variant)
-{
-	nlc_mount(_metadata, self, variant, "longcreate");
-	ASSERT_EQ(0, nlc_write_file(nlc_p(self, NLC_REPORT), "old report\n",
-				    O_EXCL));
-	ASSERT_EQ(0, nlc_write_file(nlc_p(self, NLC_ANOTHER), "another\n",
-				    O_EXCL));
-	ASSERT_EQ(0, mkdir(nlc_p(self, NLC_LDIR), 0755));
-	ASSERT_EQ(0, nlc_write_file(nlc_p(self, NLC_INNER), "inner\n", O_EXCL));
-	ASSERT_EQ(0, mkdir(nlc_p(self, NLC_EMPTY), 0755));
-	ASSERT_EQ(0, nlc_write_file(nlc_p(self, "SHORT.TXT"), "short\n",
-				    O_EXCL));
-	nlc_umount(_metadata, self);
-}
-
 /* Where a long name sits in a raw directory */
 struct nlc_slots {
 	int sfn;		/* index of its 8.3 entry, -1 if not found */
@@ -96,24 +78,69 @@ static void nlc_expect_same_slots(struct __test_metadata *_metadata,
 			    MSDOS_NAME));
 }
 
+/* Where the long names of nlc_populate_long() sit, and the live LFN slots */
+struct nlc_long {
+	struct nlc_slots report, another, ldir, empty;
+	unsigned int lfn;
+};
+
+/* Make long names on a longcreate mount, unmount, find them on disk */
+static void nlc_populate_long(struct __test_metadata *_metadata,
+			      struct _test_data_nlc *self,
+			      const struct _fixture_variant_nlc *variant,
+			      struct nlc_long *before)
+{
+	struct fat_raw_dir dir;
+
+	nlc_mount(_metadata, self, variant, "longcreate");
+	ASSERT_EQ(0, nlc_write_file(nlc_p(self, NLC_REPORT), "old report\n",
+				    O_EXCL));
+	ASSERT_EQ(0, nlc_write_file(nlc_p(self, NLC_ANOTHER), "another\n",
+				    O_EXCL));
+	ASSERT_EQ(0, mkdir(nlc_p(self, NLC_LDIR), 0755));
+	ASSERT_EQ(0, nlc_write_file(nlc_p(self, NLC_INNER), "inner\n", O_EXCL));
+	ASSERT_EQ(0, mkdir(nlc_p(self, NLC_EMPTY), 0755));
+	ASSERT_EQ(0, nlc_write_file(nlc_p(self, "SHORT.TXT"), "short\n",
+				    O_EXCL));
+	nlc_umount(_metadata, self);
+	nlc_raw_root(_metadata, self, &dir);
+	nlc_find_long(&dir, NLC_REPORT, &before->report);
+	nlc_find_long(&dir, NLC_ANOTHER, &before->another);
+	nlc_find_long(&dir, NLC_LDIR, &before->ldir);
+	nlc_find_long(&dir, NLC_EMPTY, &before->empty);
+	before->lfn = nlc_live_lfn(&dir);
+	fat_raw_free_dir(&dir);
+	ASSERT_LE(0, before->report.sfn);
+	ASSERT_LE(0, before->another.sfn);
+	ASSERT_LE(0, before->ldir.sfn);
+	ASSERT_LE(0, before->empty.sfn);
+}
+
+/* Are the slots of a long name all marked deleted? */
+static void nlc_expect_freed(struct __test_metadata *_metadata,
+			     const struct fat_raw_dir *dir,
+			     const struct nlc_slots *s, const char *name)
+{
+	unsigned int i;
+
+	ASSERT_LE(0, s->sfn);
+	for (i = s->first; i <= (unsigned int)s->sfn; i++) {
+		EXPECT_EQ(DELETED_FLAG, dir->ents[i].name[0]) {
+			TH_LOG("slot %u of \"%s\" not freed", i, name);
+		}
+	}
+}
+
 TEST_F(nlc, existing_long_names_stay_usable)
 {
-	struct nlc_slots another, empty;
+	struct nlc_slots report;
+	struct nlc_long before;
 	struct fat_raw_dir dir;
-	unsigned int lfn_before;
-	unsigned int i;
 	int fd;
 
 	if (nlc_skipped(_metadata, self))
 		return;
-	nlc_populate_long(_metadata, self, variant);
-	nlc_raw_root(_metadata, self, &dir);
-	nlc_find_long(&dir, NLC_ANOTHER, &another);
-	nlc_find_long(&dir, NLC_EMPTY, &empty);
-	lfn_before = nlc_live_lfn(&dir);
-	fat_raw_free_dir(&dir);
-	ASSERT_LE(0, another.sfn);
-	ASSERT_LE(0, empty.sfn);
+	nlc_populate_long(_metadata, self, variant, &before);
 
 	nlc_mount(_metadata, self, variant, "nolongcreate");
 	EXPECT_TRUE(nlc_dir_lists(self->mnt, NLC_REPORT));
@@ -149,31 +176,14 @@ TEST_F(nlc, existing_long_names_stay_usable)
 
 	/* the removed names' slots are free, nothing new was written */
 	nlc_raw_root(_metadata, self, &dir);
-	for (i = another.first; i <= (unsigned int)another.sfn; i++)
-		EXPECT_EQ(DELETED_FLAG, dir.ents[i].name[0]);
-	for (i = empty.first; i <= (unsigned int)empty.sfn; i++)
-		EXPECT_EQ(DELETED_FLAG, dir.ents[i].name[0]);
-	nlc_find_long(&dir, NLC_REPORT, &another);
-	EXPECT_LE(0, another.sfn);
-	EXPECT_EQ(another.nr, nlc_live_lfn(&dir));
-	EXPECT_GT(lfn_before, nlc_live_lfn(&dir));
+	nlc_expect_freed(_metadata, &dir, &before.another, NLC_ANOTHER);
+	nlc_expect_freed(_metadata, &dir, &before.empty, NLC_EMPTY);
+	nlc_find_long(&dir, NLC_REPORT, &report);
+	EXPECT_LE(0, report.sfn);
+	EXPECT_EQ(report.nr, nlc_live_lfn(&dir));
+	EXPECT_GT(before.lfn, nlc_live_lfn(&dir));
 	fat_raw_free_dir(&dir);
 	nlc_fsck(_metadata, self);
-}
-
-/* Are the slots of a long name all marked deleted? */
-static void nlc_expect_freed(struct __test_metadata *_metadata,
-			     const struct fat_raw_dir *dir,
-			     const struct nlc_slots *s, const char *name)
-{
-	unsigned int i;
-
-	ASSERT_LE(0, s->sfn);
-	for (i = s->first; i <= (unsigned int)s->sfn; i++) {
-		EXPECT_EQ(DELETED_FLAG, dir->ents[i].name[0]) {
-			TH_LOG("slot %u of \"%s\" not freed", i, name);
-		}
-	}
 }
 
 /* A live 8.3 entry with no long name before it */
@@ -196,21 +206,12 @@ static void nlc_expect_plain(struct __test_metadata *_metadata,
 
 TEST_F(nlc, rename_long_name_to_8_3_frees_lfn_slots)
 {
-	struct nlc_slots another, ldir, report;
+	struct nlc_long before;
 	struct fat_raw_dir dir;
-	unsigned int lfn_before;
 
 	if (nlc_skipped(_metadata, self))
 		return;
-	nlc_populate_long(_metadata, self, variant);
-	nlc_raw_root(_metadata, self, &dir);
-	nlc_find_long(&dir, NLC_ANOTHER, &another);
-	nlc_find_long(&dir, NLC_LDIR, &ldir);
-	nlc_find_long(&dir, NLC_REPORT, &report);
-	lfn_before = nlc_live_lfn(&dir);
-	fat_raw_free_dir(&dir);
-	ASSERT_LE(0, another.sfn);
-	ASSERT_LE(0, ldir.sfn);
+	nlc_populate_long(_metadata, self, variant, &before);
 
 	/* a file */
 	nlc_mount(_metadata, self, variant, "nolongcreate");
@@ -224,10 +225,10 @@ TEST_F(nlc, rename_long_name_to_8_3_frees_lfn_slots)
 	EXPECT_EQ(ENOENT, nlc_stat_err(nlc_p(self, NLC_ANOTHER), NULL));
 	nlc_umount(_metadata, self);
 	nlc_raw_root(_metadata, self, &dir);
-	nlc_expect_freed(_metadata, &dir, &another, NLC_ANOTHER);
+	nlc_expect_freed(_metadata, &dir, &before.another, NLC_ANOTHER);
 	nlc_expect_plain(_metadata, &dir, "SHORT   DAT",
 			 CASE_LOWER_BASE | CASE_LOWER_EXT);
-	EXPECT_EQ(lfn_before - another.nr, nlc_live_lfn(&dir));
+	EXPECT_EQ(before.lfn - before.another.nr, nlc_live_lfn(&dir));
 	fat_raw_free_dir(&dir);
 
 	/* a directory, whose content keeps its long name */
@@ -244,45 +245,63 @@ TEST_F(nlc, rename_long_name_to_8_3_frees_lfn_slots)
 	EXPECT_EQ(ENOENT, nlc_stat_err(nlc_p(self, NLC_LDIR), NULL));
 	nlc_umount(_metadata, self);
 	nlc_raw_root(_metadata, self, &dir);
-	nlc_expect_freed(_metadata, &dir, &ldir, NLC_LDIR);
+	nlc_expect_freed(_metadata, &dir, &before.ldir, NLC_LDIR);
 	nlc_expect_plain(_metadata, &dir, "LDIR       ", 0);
-	EXPECT_EQ(lfn_before - another.nr - ldir.nr, nlc_live_lfn(&dir));
-	nlc_expect_same_slots(_metadata, &dir, &report, NLC_REPORT);
+	EXPECT_EQ(before.lfn - before.another.nr - before.ldir.nr,
+		  nlc_live_lfn(&dir));
+	nlc_expect_same_slots(_metadata, &dir, &before.report, NLC_REPORT);
+	fat_raw_free_dir(&dir);
+	nlc_fsck(_metadata, self);
+}
+
+/*
+ * On the unmounted image: the long names of @before kept where they were,
+ * byte for byte (@ldir: Long Directory's too), no other live LFN slot, no
+ * entry @gone83 (if given), and fsck finds nothing wrong
+ */
+static void nlc_expect_kept(struct __test_metadata *_metadata,
+			    struct _test_data_nlc *self,
+			    const struct nlc_long *before, bool ldir,
+			    const char *gone83)
+{
+	struct fat_raw_dir dir;
+
+	nlc_raw_root(_metadata, self, &dir);
+	nlc_expect_same_slots(_metadata, &dir, &before->report, NLC_REPORT);
+	if (ldir)
+		nlc_expect_same_slots(_metadata, &dir, &before->ldir, NLC_LDIR);
+	EXPECT_EQ(before->lfn, nlc_live_lfn(&dir));
+	if (gone83)
+		EXPECT_GT(0, fat_raw_find(&dir, (const unsigned char *)gone83));
 	fat_raw_free_dir(&dir);
 	nlc_fsck(_metadata, self);
 }
 
 TEST_F(nlc, rename_to_new_long_name_fails_and_keeps_both)
 {
-	struct nlc_slots report, ldir;
-	struct fat_raw_dir dir;
-	unsigned int lfn_before;
+	static const char *const renames[][2] = {
+		{ NLC_REPORT, "Renamed Report.txt" },
+		{ "SHORT.TXT", "short long name.txt" },
+		{ NLC_LDIR, "Other Long Directory" },
+		{ NLC_INNER, "another inner file.txt" },
+		{ NLC_REPORT, "Long Directory/moved.text" },
+	};
+	struct nlc_long before;
+	size_t i;
 
 	if (nlc_skipped(_metadata, self))
 		return;
-	nlc_populate_long(_metadata, self, variant);
-	nlc_raw_root(_metadata, self, &dir);
-	nlc_find_long(&dir, NLC_REPORT, &report);
-	nlc_find_long(&dir, NLC_LDIR, &ldir);
-	lfn_before = nlc_live_lfn(&dir);
-	fat_raw_free_dir(&dir);
+	nlc_populate_long(_metadata, self, variant, &before);
 
 	nlc_mount(_metadata, self, variant, "nolongcreate");
-	EXPECT_EQ(ENAMETOOLONG, rename(nlc_p(self, NLC_REPORT),
-				       nlc_p(self, "Renamed Report.txt")) ?
-				errno : 0);
-	EXPECT_EQ(ENAMETOOLONG, rename(nlc_p(self, "SHORT.TXT"),
-				       nlc_p(self, "short long name.txt")) ?
-				errno : 0);
-	EXPECT_EQ(ENAMETOOLONG, rename(nlc_p(self, NLC_LDIR),
-				       nlc_p(self, "Other Long Directory")) ?
-				errno : 0);
-	EXPECT_EQ(ENAMETOOLONG, rename(nlc_p(self, NLC_INNER),
-				       nlc_p(self, "another inner file.txt")) ?
-				errno : 0);
-	EXPECT_EQ(ENAMETOOLONG, rename(nlc_p(self, NLC_REPORT),
-				       nlc_p(self, "Long Directory/moved.text")) ?
-				errno : 0);
+	for (i = 0; i < ARRAY_SIZE(renames); i++) {
+		EXPECT_EQ(ENAMETOOLONG, rename(nlc_p(self, renames[i][0]),
+					       nlc_p(self, renames[i][1])) ?
+					errno : 0) {
+			TH_LOG("rename \"%s\" to \"%s\"", renames[i][0],
+			       renames[i][1]);
+		}
+	}
 	EXPECT_TRUE(nlc_file_is(nlc_p(self, NLC_REPORT), "old report\n"));
 	EXPECT_TRUE(nlc_file_is(nlc_p(self, "SHORT.TXT"), "short\n"));
 	EXPECT_TRUE(nlc_file_is(nlc_p(self, NLC_INNER), "inner\n"));
@@ -295,29 +314,17 @@ TEST_F(nlc, rename_to_new_long_name_fails_and_keeps_both)
 	EXPECT_TRUE(nlc_file_is(nlc_p(self, NLC_INNER), "inner\n"));
 	nlc_umount(_metadata, self);
 
-	nlc_raw_root(_metadata, self, &dir);
-	nlc_expect_same_slots(_metadata, &dir, &report, NLC_REPORT);
-	nlc_expect_same_slots(_metadata, &dir, &ldir, NLC_LDIR);
-	EXPECT_EQ(lfn_before, nlc_live_lfn(&dir));
-	fat_raw_free_dir(&dir);
-	nlc_fsck(_metadata, self);
+	nlc_expect_kept(_metadata, self, &before, true, NULL);
 }
 
 TEST_F(nlc, rename_exchange_with_long_name_works)
 {
-	struct nlc_slots report, ldir;
-	struct fat_raw_dir dir;
-	unsigned int lfn_before;
+	struct nlc_long before;
 	int err;
 
 	if (nlc_skipped(_metadata, self))
 		return;
-	nlc_populate_long(_metadata, self, variant);
-	nlc_raw_root(_metadata, self, &dir);
-	nlc_find_long(&dir, NLC_REPORT, &report);
-	nlc_find_long(&dir, NLC_LDIR, &ldir);
-	lfn_before = nlc_live_lfn(&dir);
-	fat_raw_free_dir(&dir);
+	nlc_populate_long(_metadata, self, variant, &before);
 
 	nlc_mount(_metadata, self, variant, "nolongcreate");
 	err = nlc_rename_exchange(nlc_p(self, NLC_REPORT),
@@ -340,29 +347,18 @@ TEST_F(nlc, rename_exchange_with_long_name_works)
 				"inner\n"));
 	nlc_umount(_metadata, self);
 
-	nlc_raw_root(_metadata, self, &dir);
-	nlc_expect_same_slots(_metadata, &dir, &report, NLC_REPORT);
-	nlc_expect_same_slots(_metadata, &dir, &ldir, NLC_LDIR);
-	EXPECT_EQ(lfn_before, nlc_live_lfn(&dir));
-	fat_raw_free_dir(&dir);
-	nlc_fsck(_metadata, self);
+	nlc_expect_kept(_metadata, self, &before, true, NULL);
 }
 
 /* An editor's save: write a temporary file, rename it onto the original */
 TEST_F(nlc, atomic_save_onto_long_name_keeps_it)
 {
-	struct nlc_slots report;
-	struct fat_raw_dir dir;
-	unsigned int lfn_before;
+	struct nlc_long before;
 	struct stat st;
 
 	if (nlc_skipped(_metadata, self))
 		return;
-	nlc_populate_long(_metadata, self, variant);
-	nlc_raw_root(_metadata, self, &dir);
-	nlc_find_long(&dir, NLC_REPORT, &report);
-	lfn_before = nlc_live_lfn(&dir);
-	fat_raw_free_dir(&dir);
+	nlc_populate_long(_metadata, self, variant, &before);
 
 	nlc_mount(_metadata, self, variant, "nolongcreate");
 	ASSERT_EQ(0, nlc_write_file(nlc_p(self, "SAVE.TMP"),
@@ -380,12 +376,7 @@ TEST_F(nlc, atomic_save_onto_long_name_keeps_it)
 	EXPECT_EQ(19, st.st_size);
 	nlc_umount(_metadata, self);
 
-	nlc_raw_root(_metadata, self, &dir);
-	nlc_expect_same_slots(_metadata, &dir, &report, NLC_REPORT);
-	EXPECT_EQ(lfn_before, nlc_live_lfn(&dir));
-	EXPECT_GT(0, fat_raw_find(&dir, (const unsigned char *)"SAVE    TMP"));
-	fat_raw_free_dir(&dir);
-	nlc_fsck(_metadata, self);
+	nlc_expect_kept(_metadata, self, &before, false, "SAVE    TMP");
 }
 
 TEST_F(nlc, mtools_long_name_is_usable)

@@ -634,25 +634,7 @@ TEST_F(nlc, fspick_reconfigure_toggles_option)
 }
 
 /* One FAT16 image: what these tests check depends on no FAT type */
-FIXTURE(nlc_fc) {
-	FIXTURE_DATA(nlc) n;
-	FIXTURE_VARIANT(nlc) base;
-};
-
-FIXTURE_SETUP(nlc_fc)
-{
-	self->base.fat_bits = 16;
-	self->base.mib = 8;
-	self->base.spc = "1";
-	self->base.utf8 = false;
-	self->base.opts = NLC_CP437;
-	nlc_setup(_metadata, &self->n, &self->base);
-}
-
-FIXTURE_TEARDOWN(nlc_fc)
-{
-	nlc_teardown(_metadata, &self->n, &self->base);
-}
+NLC_FIXTURE(nlc_fc, &nlc_fat16)
 
 /* Why fs_parser refuses a flag given a value, and a key it does not know */
 #define NLC_VALUE_REFUSED "Unexpected value for"
@@ -690,7 +672,7 @@ TEST_F(nlc_fc, fsmount_option_with_value_fails_einval)
 	if (nlc_skipped(_metadata, n))
 		return;
 	for (i = 0; i < ARRAY_SIZE(nlc_fc_bad); i++) {
-		snprintf(opts, sizeof(opts), "%s,%s", self->base.opts,
+		snprintf(opts, sizeof(opts), "%s,%s", nlc_fat16.opts,
 			 nlc_fc_bad[i].opt);
 		nlc_fc_key(nlc_fc_bad[i].opt, key, sizeof(key));
 		err = nlc_fs_create(n, "vfat", opts, &fd, step, sizeof(step));
@@ -709,7 +691,7 @@ TEST_F(nlc_fc, fsmount_option_with_value_fails_einval)
 		close(fd);
 	}
 	/* without the value, the same options mount */
-	snprintf(opts, sizeof(opts), "%s,nolongcreate", self->base.opts);
+	snprintf(opts, sizeof(opts), "%s,nolongcreate", nlc_fat16.opts);
 	nlc_fsmount(_metadata, n, "vfat", opts);
 	nlc_expect_state(_metadata, n, true);
 	nlc_umount(_metadata, n);
@@ -729,7 +711,7 @@ TEST_F(nlc_fc, fspick_option_with_value_is_refused)
 
 	if (nlc_skipped(_metadata, n))
 		return;
-	snprintf(opts, sizeof(opts), "%s,nolongcreate", self->base.opts);
+	snprintf(opts, sizeof(opts), "%s,nolongcreate", nlc_fat16.opts);
 	nlc_fsmount(_metadata, n, "vfat", opts);
 	for (k = 0; k < 2; k++) {
 		nolong = !k;

@@ -612,33 +612,18 @@ static void nlc_name_table(struct __test_metadata *_metadata,
 	nlc_umount(_metadata, self);
 }
 
-TEST_F_TIMEOUT(nlc, creat_follows_name_table, 120)
-{
-	if (nlc_skipped(_metadata, self))
-		return;
-	nlc_name_table(_metadata, self, variant, NLC_CREAT);
-}
+/* The test @name: the name table under @op */
+#define NLC_TABLE_TEST(name, op)					\
+	TEST_F_TIMEOUT(nlc, name, 120)					\
+	{								\
+		if (!nlc_skipped(_metadata, self))			\
+			nlc_name_table(_metadata, self, variant, op);	\
+	}
 
-TEST_F_TIMEOUT(nlc, mkdir_follows_name_table, 120)
-{
-	if (nlc_skipped(_metadata, self))
-		return;
-	nlc_name_table(_metadata, self, variant, NLC_MKDIR);
-}
-
-TEST_F_TIMEOUT(nlc, rename_follows_name_table, 120)
-{
-	if (nlc_skipped(_metadata, self))
-		return;
-	nlc_name_table(_metadata, self, variant, NLC_RENAME);
-}
-
-TEST_F_TIMEOUT(nlc, rename_dir_follows_name_table, 120)
-{
-	if (nlc_skipped(_metadata, self))
-		return;
-	nlc_name_table(_metadata, self, variant, NLC_RENAME_DIR);
-}
+NLC_TABLE_TEST(creat_follows_name_table, NLC_CREAT)
+NLC_TABLE_TEST(mkdir_follows_name_table, NLC_MKDIR)
+NLC_TABLE_TEST(rename_follows_name_table, NLC_RENAME)
+NLC_TABLE_TEST(rename_dir_follows_name_table, NLC_RENAME_DIR)
 
 /* ---------------------------------------------------------------------- */
 

@@ -375,39 +375,19 @@ TEST_F(nlc, strict_check_refuses_case_not_shown)
 /* ---------------------------------------------------------------------- */
 /* a refused mkdir writes nothing, even where it would need a cluster */
 
-FIXTURE(nlc_img) {
-	FIXTURE_DATA(nlc) n;
+FIXTURE_VARIANT(nlc_img) {
 	FIXTURE_VARIANT(nlc) base;
 };
 
-FIXTURE_VARIANT(nlc_img) {
-	unsigned int fat_bits;
-	unsigned int mib;
-	const char *spc;
-};
+NLC_FIXTURE(nlc_img, &variant->base)
 
 FIXTURE_VARIANT_ADD(nlc_img, fat12) {
-	.fat_bits = 12, .mib = 4, .spc = "4",
+	.base = { .fat_bits = 12, .mib = 4, .spc = "4", .opts = NLC_CP437 },
 };
 
 FIXTURE_VARIANT_ADD(nlc_img, fat32) {
-	.fat_bits = 32, .mib = 40, .spc = "1",
+	.base = { .fat_bits = 32, .mib = 40, .spc = "1", .opts = NLC_CP437 },
 };
-
-FIXTURE_SETUP(nlc_img)
-{
-	self->base.fat_bits = variant->fat_bits;
-	self->base.mib = variant->mib;
-	self->base.spc = variant->spc;
-	self->base.utf8 = false;
-	self->base.opts = NLC_CP437;
-	nlc_setup(_metadata, &self->n, &self->base);
-}
-
-FIXTURE_TEARDOWN(nlc_img)
-{
-	nlc_teardown(_metadata, &self->n, &self->base);
-}
 
 static const struct {
 	const char *name;
@@ -531,7 +511,7 @@ TEST_F_TIMEOUT(nlc_img, refused_mkdir_writes_nothing, 90)
 	if (nlc_skipped(_metadata, n))
 		return;
 	/* every free cluster holds 0xA5 */
-	nlc_mount(_metadata, n, &self->base, NULL);
+	nlc_mount(_metadata, n, &variant->base, NULL);
 	ASSERT_EQ(0, nlc_fill(nlc_p(n, "FILL.BIN"), 0xA5));
 	ASSERT_EQ(0ULL, nlc_free_blocks(n->mnt));
 	ASSERT_EQ(0, unlink(nlc_p(n, "FILL.BIN")));
@@ -541,14 +521,14 @@ TEST_F_TIMEOUT(nlc_img, refused_mkdir_writes_nothing, 90)
 	ASSERT_NE(NULL, img);
 
 	/* a mount and umount alone changes nothing */
-	nlc_mount(_metadata, n, &self->base, "nolongcreate");
+	nlc_mount(_metadata, n, &variant->base, "nolongcreate");
 	nlc_umount(_metadata, n);
 	ASSERT_TRUE(nlc_expect_same_img(_metadata, n, img, size,
 					"mount, umount")) {
 		TH_LOG("the image changes without a mkdir: not comparable");
 	}
 
-	nlc_mount(_metadata, n, &self->base, "nolongcreate");
+	nlc_mount(_metadata, n, &variant->base, "nolongcreate");
 	for (i = 0; i < ARRAY_SIZE(nlc_refused_dirs); i++) {
 		char rel[64];
 
@@ -577,7 +557,7 @@ TEST_F_TIMEOUT(nlc_img, refused_mkdir_on_full_volume_gives_name_error, 90)
 
 	if (nlc_skipped(_metadata, n))
 		return;
-	nlc_mount(_metadata, n, &self->base, "nolongcreate");
+	nlc_mount(_metadata, n, &variant->base, "nolongcreate");
 	ASSERT_EQ(0, mkdir(nlc_p(n, "SUB"), 0755));
 	ASSERT_EQ(0, nlc_fill(nlc_p(n, "FILL.BIN"), 0x5A));
 	ASSERT_EQ(0ULL, nlc_free_blocks(n->mnt));

@@ -3,16 +3,9 @@
  * The option matrix: each name of nlc_cfg_rows created under nolongcreate
  * on each mount configuration (iocharset, utf8, shortname=, check=,
  * uni_xlate) is either refused, writing nothing, or found again by the very
- * name after a cold mount.
+ * name after a cold mount.  One FAT16 image per configuration.
  */
 #include "nlc.h"
-
-/* ---------------------------------------------------------------------- */
-/*
- * The mount configurations: each name created under nolongcreate is either
- * refused, writing nothing, or found again by the very name after a cold
- * mount.  One image per configuration (FAT16, 8 MiB).
- */
 
 FIXTURE_VARIANT(nlc_cfg) {
 	unsigned int idx;	/* column in nlc_cfg_rows[].want */

@@ -7,9 +7,6 @@
  */
 #include "nlc.h"
 
-/* ---------------------------------------------------------------------- */
-/* long names already on the volume */
-
 #define NLC_REPORT "Long Report.txt"
 #define NLC_ANOTHER "another long name.dat"
 #define NLC_LDIR "Long Directory"

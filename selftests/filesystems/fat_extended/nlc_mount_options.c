@@ -9,7 +9,6 @@
 #include <ctype.h>
 #include <sys/utsname.h>
 
-
 /* The new mount API (5.2), called raw: the libc may lack the wrappers */
 #if defined __alpha__
 #define NLC_NR_MOUNT_API(nr) ((nr) + 110)

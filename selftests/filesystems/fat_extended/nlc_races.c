@@ -7,9 +7,6 @@
 #include "nlc.h"
 #include <pthread.h>
 
-/* ---------------------------------------------------------------------- */
-/* toggling the option by remount while creates run */
-
 #define NLC_THREADS 3
 #define NLC_MAX_CREATES 3000	/* per thread */
 #define NLC_MAX_REMOUNTS 2000

@@ -6,9 +6,6 @@
  */
 #include "nlc.h"
 
-/* ---------------------------------------------------------------------- */
-/* refused names */
-
 TEST_F(nlc, refused_names_write_nothing)
 {
 	/* too long for 8.3, then refused for another reason */

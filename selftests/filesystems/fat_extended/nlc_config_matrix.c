@@ -123,6 +123,29 @@ static unsigned int nlc_list(const char *dir, char names[][NAME_MAX + 1],
 	return n;
 }
 
+/*
+ * Mount the configuration with nolongcreate, its data string in @data:
+ * false if the test ends here, skipped (by setup, or no NLS) or failed
+ */
+static bool nlc_cfg_mount(struct __test_metadata *_metadata,
+			  struct _test_data_nlc *n,
+			  const FIXTURE_VARIANT(nlc_cfg) *variant,
+			  char *data, size_t size)
+{
+	int err;
+
+	if (nlc_skipped(_metadata, n))
+		return false;
+	snprintf(data, size, "%s,nolongcreate", variant->opts);
+	err = nlc_mount_fs(n, "vfat", data);
+	if (err == EINVAL)
+		SKIP(return false, "mount -o %s: EINVAL (NLS not built?)", data);
+	ASSERT_EQ(0, err) {
+		TH_LOG("mount -o %s: %s", data, strerror(err));
+	}
+	return true;
+}
+
 TEST_F_TIMEOUT(nlc_cfg, created_name_is_found_after_cold_mount, 60)
 {
 	struct _test_data_nlc *n = &self->n;
@@ -139,15 +162,8 @@ TEST_F_TIMEOUT(nlc_cfg, created_name_is_found_after_cold_mount, 60)
 	int err, want;
 	char w;
 
-	if (nlc_skipped(_metadata, n))
+	if (!nlc_cfg_mount(_metadata, n, variant, data, sizeof(data)))
 		return;
-	snprintf(data, sizeof(data), "%s,nolongcreate", variant->opts);
-	err = nlc_mount_fs(n, "vfat", data);
-	if (err == EINVAL)
-		SKIP(return, "mount -o %s: EINVAL (NLS not built?)", data);
-	ASSERT_EQ(0, err) {
-		TH_LOG("mount -o %s: %s", data, strerror(err));
-	}
 
 	/* one directory per name: some are the same 8.3 name */
 	for (r = 0; r < nr; r++) {
@@ -275,15 +291,9 @@ TEST_F(nlc_cfg, negative_dentry_does_not_change_the_name)
 {
 	struct _test_data_nlc *n = &self->n;
 	char data[512];
-	int err;
 
-	if (nlc_skipped(_metadata, n))
+	if (!nlc_cfg_mount(_metadata, n, variant, data, sizeof(data)))
 		return;
-	snprintf(data, sizeof(data), "%s,nolongcreate", variant->opts);
-	err = nlc_mount_fs(n, "vfat", data);
-	if (err == EINVAL)
-		SKIP(return, "mount -o %s: EINVAL (NLS not built?)", data);
-	ASSERT_EQ(0, err);
 
 	ASSERT_EQ(ENOENT, nlc_stat_err(nlc_p(n, "123"), NULL));
 	EXPECT_EQ(EINVAL, nlc_creat(nlc_p(n, "123.")));

@@ -90,7 +90,7 @@ Options:
                            $EXT_SUITE:PROG); repeatable.
                            ARGS go to PROG through the kselftest runner's
                            KSELFTEST_<PROG>_ARGS, e.g. the 6.12 harness's
-                           -t/-f/-v filters: --test 'nolongcreate_extended:-t
+                           -t/-f/-v filters: --test 'nlc_races:-t
                            toggle_under_load_is_atomic' (refused on 6.1,
                            whose harness ignores arguments)
   --jobs N                 make -jN (default: $JOBS)

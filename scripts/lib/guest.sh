@@ -9,11 +9,8 @@ PROG=${0##*/}
 REPO=$(cd "${BASH_SOURCE[0]%/*}/../.." && pwd -P)
 # shellcheck source=scripts/lib/archive.sh
 . "$REPO/scripts/lib/archive.sh"
-
-die() {
-	echo "$PROG: $*" >&2
-	exit 1
-}
+# shellcheck source=scripts/lib/common.sh
+. "$REPO/scripts/lib/common.sh"
 step() { echo "== $PROG: $*"; }
 
 # host_need CMD:PACKAGE...: the packages of the commands this machine lacks, installed

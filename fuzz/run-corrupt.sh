@@ -30,22 +30,25 @@ done
 [[ ${KINDS[*]} == with || ${KINDS[*]} == without || ${#KINDS[@]} == 2 ]] || { echo "run-corrupt.sh: --only wants with or without" >&2; exit 2; }
 [[ -n $SEED ]] || SEED=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
 OUT=$CACHE/corrupt
-mkdir -p "$OUT"
-"$REPO/fuzz/build-static.sh" "$OUT/bin"
-BIN=$OUT/bin/nlc-corrupt
+# this run's program and logs, apart from another run's (make check's and a
+# long one at once); removed when it passes
+R=$OUT/run-$SEED-$$
+mkdir -p "$R"
+"$REPO/fuzz/build-static.sh" "$R/bin"
+BIN=$R/bin/nlc-corrupt
 REPRO="$0 --seed $SEED --count $COUNT --kernel $KLINE --config $CFG${PLUS[*]:+ ${PLUS[*]}}${QARGS[*]:+ ${QARGS[*]}}"
 echo "=== nlc-corrupt --seed $SEED, images 0-$((COUNT - 1)), linux-source-$KLINE ($CFG${PLUS[*]:+ ${PLUS[*]}}): ${KINDS[*]/%/ $FAST}"
 
 # boot TAG START N [qemu-run.sh options...]: images START.. of the seed;
-# the log in $OUT/TAG.log, the console in $OUT/TAG.console; status of qemu-run.sh
+# the log in $R/TAG.log, the console in $R/TAG.console; status of qemu-run.sh
 boot() {
 	local tag=$1 start=$2 n=$3 rc=0 res
 	shift 3
 	# ~5-10 s an image under TCG on the debug kernel (some 30 s); the guest stops an image after 300 s
 	"$REPO/qemu-run.sh" --kernel "$KLINE" --config "$CFG" "$@" --no-suite --timeout $((400 + n * 20)) \
-		--run "$BIN --seed $SEED --start $start --count $n" "${QARGS[@]}" >"$OUT/$tag.log" 2>&1 || rc=$?
-	res=$(sed -n 's/^results: //p' "$OUT/$tag.log" | tail -n 1)
-	cp "$res/console.log" "$OUT/$tag.console" 2>/dev/null || : >"$OUT/$tag.console"
+		--run "$BIN --seed $SEED --start $start --count $n" "${QARGS[@]}" >"$R/$tag.log" 2>&1 || rc=$?
+	res=$(sed -n 's/^results: //p' "$R/$tag.log" | tail -n 1)
+	cp "$res/console.log" "$R/$tag.console" 2>/dev/null || : >"$R/$tag.console"
 	BUILT=${res/\/results\//\/build\/}
 	return "$rc"
 }
@@ -53,8 +56,8 @@ boot() {
 # the image under way at the first splat (else the last begun), or nothing
 failed_image() { # TAG
 	local first
-	first=$(sed -n '/kernel splat lines:/,/last 30 console lines/s/^  | //p' "$OUT/$1.log" | head -n 1)
-	tr -d '\r' <"$OUT/$1.console" | awk -v splat="$first" '
+	first=$(sed -n '/kernel splat lines:/,/last 30 console lines/s/^  | //p' "$R/$1.log" | head -n 1)
+	tr -d '\r' <"$R/$1.console" | awk -v splat="$first" '
 		/nlc-corrupt: image [0-9]+ seed / { for (i = 1; i < NF; i++) if ($i == "image") img = $(i + 1) }
 		splat != "" && index($0, splat) { exit }
 		END { print img }'
@@ -65,36 +68,36 @@ for kind in "${KINDS[@]}"; do
 	args=("${PLUS[@]}")
 	[[ $kind == without ]] && args+=(--without "$FAST")
 	start=0 ok=1 t0=$SECONDS kbuilt=''
-	: >"$OUT/$kind.txt"
+	: >"$R/$kind.txt"
 	while ((start < COUNT)); do
 		n=$((COUNT - start < CHUNK ? COUNT - start : CHUNK))
 		tag=$kind-$start
 		boot "$tag" "$start" "$n" "${args[@]}" && rc=0 || rc=$?
 		kbuilt=$BUILT
 		if [[ $rc == 0 ]]; then
-			tr -d '\r' <"$OUT/$tag.log" | grep -E '^(IMAGE|TOTAL) ' >>"$OUT/$kind.txt" || true
+			tr -d '\r' <"$R/$tag.log" | grep -E '^(IMAGE|TOTAL) ' >>"$R/$kind.txt" || true
 			start=$((start + n))
 			continue
 		fi
 		# the guest died: its IMAGE lines from the console
-		tr -d '\r' <"$OUT/$tag.console" | grep -oE 'IMAGE [0-9]+ fat[0-9]+' >>"$OUT/$kind.txt" || true
+		tr -d '\r' <"$R/$tag.console" | grep -oE 'IMAGE [0-9]+ fat[0-9]+' >>"$R/$kind.txt" || true
 		img=$(failed_image "$tag")
 		echo "  $kind: the boot of images $start-$((start + n - 1)) failed:"
-		grep -E '^(qemu-run.sh: |  \| )' "$OUT/$tag.log" | head -n 24 | sed 's/^/    /'
+		grep -E '^(qemu-run.sh: |  \| )' "$R/$tag.log" | head -n 24 | sed 's/^/    /'
 		if [[ -z $img ]]; then
-			echo "  $kind: no image was under way (log $OUT/$tag.log)"
+			echo "  $kind: no image was under way (log $R/$tag.log)"
 			ok=0
 			break
 		fi
 		"$BIN" --seed "$SEED" --start "$img" --write-image "$OUT/seed-$SEED-image-$img.img" | sed 's/^/  /'
 		echo "  $kind: image $img; run again alone on the pristine linux-source-$KLINE ($CFG-pristine)"
 		if boot "pristine-$img" "$img" 1 --pristine; then
-			echo "  $kind: image $img passes on the pristine kernel: the failure is the series' (log $OUT/$tag.log)"
+			echo "  $kind: image $img passes on the pristine kernel: the failure is the series' (log $R/$tag.log)"
 			SPLATS_OURS=$((SPLATS_OURS + 1))
 			ok=0
 			break
 		fi
-		grep -E '^  \| ' "$OUT/pristine-$img.log" | head -n 8 | sed 's/^/    pristine: /'
+		grep -E '^  \| ' "$R/pristine-$img.log" | head -n 8 | sed 's/^/    pristine: /'
 		echo "  $kind: image $img fails on the pristine kernel too: the pristine kernel's, not the series'; going on after it"
 		SPLATS_PRISTINE=$((SPLATS_PRISTINE + 1))
 		PRISTINE_IMAGES+=("$img")
@@ -108,13 +111,13 @@ for kind in "${KINDS[@]}"; do
 		}
 	done
 	# not vacuous: every image run, operations of every kind, nolongcreate refusing a long name
-	images=$(grep -oE '^IMAGE [0-9]+ ' "$OUT/$kind.txt" | sort -u | wc -l)
+	images=$(grep -oE '^IMAGE [0-9]+ ' "$R/$kind.txt" | sort -u | wc -l)
 	fields=(mounts mount_fail nolongcreate_mounts cut_short ops readdir lookup read create mkdir rename unlink long_refused long_made)
 	declare -A T=()
 	for f in "${fields[@]}"; do
 		T[$f]=$(awk -v f="$f" '/^TOTAL / { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == f) {
 			n = split(kv[2], v, "/"); s += v[n]; if (n == 2) ok += v[1] } } }
-			END { printf "%s%d", (ok != "" ? ok "/" : ""), s }' "$OUT/$kind.txt")
+			END { printf "%s%d", (ok != "" ? ok "/" : ""), s }' "$R/$kind.txt")
 	done
 	want=$((COUNT - ${#PRISTINE_IMAGES[@]}))
 	if ((ok)); then
@@ -133,4 +136,4 @@ done
 echo "corrupt: seed $SEED, $SUM_IMAGES images, $SUM_OPS operations on ${#KINDS[@]} kernel(s); splats: $SPLATS_OURS of the series, $SPLATS_PRISTINE of the pristine kernel${PRISTINE_IMAGES[*]:+ (images ${PRISTINE_IMAGES[*]})}"
 ((FAIL == 0)) || echo "run-corrupt.sh: FAILED; reproduce: $REPRO" >&2
 echo "corrupt: $PASS passed, $FAIL failed"
-((FAIL == 0))
+((FAIL == 0)) && rm -rf "$R"

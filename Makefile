@@ -12,7 +12,8 @@ ARGS ?=
 
 .PHONY: help check check-series shellcheck run debug shell bench fuzz fuzz-short \
 	lookdiff lookdiff-short corrupt corrupt-short kunit deb deb-check distro check-debian submission docs-check \
-	transcript fat83 fat83-test fat83-host-test fat83-guest card-host-test kernel-hook-test card-guest kcsan-judge-test kcsan-mutant
+	transcript fat83 fat83-test fat83-host-test fat83-guest card-host-test kernel-hook-test card-guest kcsan-judge-test kcsan-mutant \
+	house-check
 
 help:
 	@echo 'make check         make docs-check, then on the three kernel lines (6.1, 6.12,'
@@ -94,6 +95,9 @@ help:
 	@echo '                   only where needed, never failing (scripts/kernel-hook-test.sh)'
 	@echo "make kcsan-judge-test  the judge of KCSAN's reports on saved samples (core-only:"
 	@echo '                   listed, not judged; an fs/fat frame in a stack: fails)'
+	@echo "make house-check   the layout rules of docs/architecture.md: no archive host in"
+	@echo '                   the scripts, no six lines of one guest script in another,'
+	@echo '                   no fat83 C file over 800 lines (scripts/check-house.sh)'
 	@echo 'make kcsan-mutant  the 6.12 KCSAN kernel catches a race between fs/fat and core'
 	@echo '                   code: a mutant that drops fs/fat'"'"'s inode lock fails, the'
 	@echo '                   series passes, under the same load (scripts/kcsan-mutant.sh)'
@@ -197,6 +201,9 @@ kernel-hook-test:
 
 kcsan-judge-test:
 	./scripts/kcsan-judge-test.sh
+
+house-check:
+	./scripts/check-house.sh
 
 kcsan-mutant:
 	./scripts/kcsan-mutant.sh $(ARGS)

@@ -131,7 +131,7 @@ fi
 # the host tests, one case per "ok:" line
 if ((!DEB_ONLY)); then
 	for t in fat83-host-test:"fat83 host test" card-host-test:"card host test" kernel-hook-test:"kernel-hook test" \
-		kcsan-judge-test:kcsan-judge; do
+		kcsan-judge-test:kcsan-judge house-check:house; do
 		echo "=== make ${t%%:*}"
 		out=$(make -s "${t%%:*}" 2>&1)
 		rc=$?

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # check-house.sh: the layout rules of docs/architecture.md, one "ok:" line a
-# rule and file: no archive host written into the code, one guest harness
+# rule and file: no archive host written into the code (the archive is read
+# from apt sources: scripts/lib/archive.sh, tried here), one guest harness
 # (no six lines of one guest script again in another), no fat83 C file over
 # 800 lines, scripts/ and qemu-run.sh under 6 795 lines.  make house-check.
 set -uo pipefail
@@ -18,6 +19,27 @@ for f in Makefile "${sh[@]}"; do
 	that "no archive host in $f" nohost "$f"
 done
 
+# ... from the machine's apt sources: archive SOURCES-LIST SOURCES-FILE [security]
+archive() {
+	local d; d=$(mktemp -d) && mkdir "$d/sources.list.d" || return
+	printf '%b' "$1" >"$d/sources.list"
+	printf '%b' "$2" >"$d/sources.list.d/x.sources"
+	local st=0
+	APT_ETC=$d debian_archive "${@:3}" 2>&1 || st=$?
+	rm -rf "$d"
+	return "$st"
+}
+# shellcheck source=scripts/lib/archive.sh
+. scripts/lib/archive.sh
+machine() { [[ $(DEB_MIRROR='' debian_archive) == */debian ]]; }
+that "archive: the machine's own ends in /debian" machine
+that "archive: one-line entry with options" test "$(archive '# deb http://x/debian a main\ndeb [signed-by=/k.gpg] http://m.example/debian/ bookworm main\n' '')" = http://m.example/debian
+that "archive: deb822 entry, first URI under /debian" test "$(archive '' 'Types: deb\nURIs: http://o.example/other http://m.example/debian\nSuites: trixie\n')" = http://m.example/debian
+that "archive: its security archive" test "$(archive 'deb http://m.example/debian bookworm main\n' '' security)" = http://m.example/debian-security
+that "archive: DEB_MIRROR first" test "$(DEB_MIRROR=http://p.example/debian/ archive 'deb http://m.example/debian a main\n' '')" = http://p.example/debian
+none() { [[ $(archive 'deb http://x.example/ubuntu a main\n' '' || echo "status $?") == *"set DEB_MIRROR"*"status 1" ]]; }
+that "archive: none found says so, status 1" none
+
 # dup6 FILE...: the runs of six lines (blank and comment lines passed over,
 # white space folded) that stand in two of the files; none prints nothing
 dup6() {
@@ -32,7 +54,7 @@ dup6() {
 # nodup FILE OTHER...: FILE shares no run of six lines with the others
 nodup() { ! dup6 "$@" | grep -m 3 "^$1:"; }
 # the guest scripts: the harness and every file that sources it
-mapfile -t guests < <(git grep -l -e 'lib/guest\.sh' -e 'lib/guest-tap\.sh' -- '*.sh'; echo scripts/lib/guest.sh)
+mapfile -t guests < <(git grep -l 'shellcheck source=scripts/lib/guest' -- '*.sh'; echo scripts/lib/guest.sh)
 that "guest scripts found (${#guests[@]})" test "${#guests[@]}" -ge 6
 for f in "${guests[@]}"; do
 	others=()

@@ -1,15 +1,17 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
 # Sourced.  debian_archive main|security: the Debian archive this machine's apt
-# uses (/etc/apt/sources.list and sources.list.d, one-line and deb822), or
-# $DEB_MIRROR when set; "security": its debian-security archive.
+# uses (/etc/apt/sources.list and sources.list.d, one-line and deb822; APT_ETC
+# for another folder than /etc/apt), or $DEB_MIRROR when set; "security": its
+# debian-security archive.
 debian_archive() {
 	local uri
 	if [[ -n ${DEB_MIRROR:-} ]]; then
 		uri=${DEB_MIRROR%/}
 	else
 		local f files=()
-		for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+		local e=${APT_ETC:-/etc/apt}
+		for f in "$e/sources.list" "$e"/sources.list.d/*.list "$e"/sources.list.d/*.sources; do
 			[[ -f $f ]] && files+=("$f")
 		done
 		uri=$(awk '/^[ \t]*#/ { next }
@@ -18,7 +20,7 @@ debian_archive() {
 			END { for (i = 1; i <= n; i++) { sub(/\/+$/, "", u[i]); if (u[i] ~ /\/debian$/) { print u[i]; exit } } }' \
 			/dev/null "${files[@]}")
 		[[ -n $uri ]] ||
-			{ echo "no Debian archive (a URI ending in /debian) in /etc/apt/sources.list(.d); set DEB_MIRROR" >&2; return 1; }
+			{ echo "no Debian archive (a URI ending in /debian) in $e/sources.list(.d); set DEB_MIRROR" >&2; return 1; }
 	fi
 	[[ ${1:-} == security ]] && uri+=-security
 	printf '%s\n' "$uri"

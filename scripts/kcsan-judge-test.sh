@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # kcsan-judge-test.sh - scripts/kcsan-judge.awk, the runner's judge of KCSAN
-# reports, on the samples in scripts/kcsan-samples/ (kernel/kcsan/report.c's
+# reports, on the samples in tools/kcsan-stress/reports/ (kernel/kcsan/report.c's
 # format, 6.12's function names); make kcsan-judge-test.
 
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-S=$HERE/kcsan-samples
+S=$HERE/../tools/kcsan-stress/reports
 # shellcheck source=scripts/lib/common.sh
 . "$HERE/lib/common.sh"
 

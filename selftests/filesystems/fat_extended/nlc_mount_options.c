@@ -88,7 +88,25 @@ TEST_F(nlc, mount_option_shows_in_mountinfo)
 	nlc_umount(_metadata, self);
 }
 
-/* default_mount_allows_long_names: in fat/ as shown_in_mountinfo + existing_long_name_usable */
+TEST_F(nlc, default_mount_allows_long_names)
+{
+	struct nlc_scan s;
+
+	if (nlc_skipped(_metadata, self))
+		return;
+	nlc_mount(_metadata, self, variant, NULL);
+	EXPECT_FALSE(nlc_shows(_metadata, self, "nolongcreate"));
+	EXPECT_FALSE(nlc_shows(_metadata, self, "longcreate"));
+	nlc_expect_accepted(_metadata, self, NLC_LONG);
+	nlc_umount(_metadata, self);
+	nlc_mount(_metadata, self, variant, "longcreate");
+	EXPECT_FALSE(nlc_shows(_metadata, self, "longcreate"));
+	EXPECT_FALSE(nlc_shows(_metadata, self, "nolongcreate"));
+	nlc_umount(_metadata, self);
+	nlc_raw_scan(_metadata, self, &s);
+	EXPECT_EQ(1U, s.with_long);
+	EXPECT_LT(0U, s.lfn_live);
+}
 
 TEST_F(nlc, remount_toggles_option)
 {

@@ -134,6 +134,7 @@ step "package"
 # shellcheck source=/dev/null
 . "$CACHE/deb-dkms/package.env" # PKGVER DEB TOOLS_DEB DSC
 # an export is of this package version, made by this script and its library
+# (all of guest.sh: an edit of the booted guests' part also makes a new one)
 EXPORT_KEY="$PKGVER $(cat "$0" "$REPO/scripts/lib/guest.sh" | sha256sum | cut -c 1-16)"
 if [[ -n $EXPORT && $REUSE_EXPORT == 1 && -f $EXPORT/export.env ]] &&
 	grep -qxF "EXPORT_KEY=$(printf '%q' "$EXPORT_KEY")" "$EXPORT/export.env"; then

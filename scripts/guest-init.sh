@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # guest-init.sh - /init of the test initramfs (scripts/mkinitramfs.sh).  Its
-# settings: /etc/runner/runner.conf, written by qemu-run.sh; the console is
+# settings: /etc/runner/runner.conf, written by qemu-run.sh's make_initramfs
+# (MODE, NONCE, SUITE, EXT_SUITE, KUNIT_SUITES, RUN_SUITE, TESTS, SPLAT_RE,
+# DISTRO_LOAD, DISTRO_EXPECT and the kselftest arguments); the console is
 # ttyS0, ttyS1 the verdict port (written only when everything passed),
 # ttyS2 the data port ("@@@VFAT-RUNNER-BEGIN name" ... "@@@VFAT-RUNNER-END
 # name" sections the host saves as results/<line>/<config>/<name>).

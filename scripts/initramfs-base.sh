@@ -34,6 +34,7 @@ REQUIRED=(
 # Optional commands (copied when the host has them).
 OPTIONAL=(chattr lsattr hexdump xxd strace gawk)
 
+PROG=initramfs-base # its messages as before the shared die
 # shellcheck source=scripts/lib/common.sh
 . "$(dirname "$0")/lib/common.sh"
 

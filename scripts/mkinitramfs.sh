@@ -14,8 +14,8 @@ set -euo pipefail
 BASE=$1 STAGING=$2 OUT=$3 KSFT=$4 CONF=$5 EXTRA=${6:-}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-# cpio_of DIR OUT: DIR as a newc archive, in a stable order, owned by root.
-cpio_of() {
+# cpio_sorted DIR OUT: DIR as a newc archive, in a stable order, owned by root.
+cpio_sorted() {
 	(cd "$1" && find . -print0 | LC_ALL=C sort -z |
 		cpio --null -o -H newc --owner 0:0 --quiet) >"$2"
 }
@@ -27,7 +27,7 @@ key=$("$HERE/initramfs-base.sh" --key)
 if [[ ! -f $BASE/base.cpio || $(cat "$BASE/base.key" 2>/dev/null) != "$key" ]]; then
 	rm -f "$BASE/base.key"
 	"$HERE/initramfs-base.sh" "$BASE/tree"
-	cpio_of "$BASE/tree" "$BASE/base.cpio"
+	cpio_sorted "$BASE/tree" "$BASE/base.cpio"
 	printf '%s\n' "$key" >"$BASE/base.key"
 fi
 
@@ -41,5 +41,5 @@ if [[ -n $EXTRA ]]; then
 	[[ ! -e $EXTRA/lib ]] || { echo "$0: $EXTRA/lib would replace the base's lib -> usr/lib" >&2; exit 1; }
 	cp -a "$EXTRA"/. "$run/"
 fi
-cpio_of "$run" "$STAGING/run.cpio"
+cpio_sorted "$run" "$STAGING/run.cpio"
 cat "$BASE/base.cpio" "$STAGING/run.cpio" >"$OUT"

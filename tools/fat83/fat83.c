@@ -3,30 +3,8 @@
  * fat83 - find and fix the names on a vfat volume that a reader of 8.3
  * names only (printer firmware, embedded FAT libraries, DOS) sees under
  * another name than its owner: a long name it sees as BENCHY~1.GCO.
- *
- *   fat83 check [--case] DIR       list them; exit 0 none, 1 some, 2 error
- *   fat83 fix [--dry-run] [--force] [--map FILE] [--journal FILE] DIR
- *                                  rename each to an 8.3 name of its own,
- *                                  each rename recorded first in DIR's
- *                                  FAT83UND.LOG
- *   fat83 undo [--journal FILE] DIR
- *                                  rename them back, the last first
- *   fat83 name [--in DIR] NAME...  print the 8.3 name fix would give NAME
- *   fat83 put [--dry-run] [--replace] FILE... DIR
- *                                  copy files into DIR under those names,
- *                                  each through a scratch F83Pnnnn.TMP
- *   fat83 supported                exit 0 if the running kernel's vfat
- *                                  takes nolongcreate (root: fsopen)
- *
- * Every name comes from the kernel's VFAT_IOCTL_READDIR_BOTH on each
- * directory's fd (the name the owner sees and the 8.3 alias); renames are
- * renameat2(RENAME_NOREPLACE), one rename per entry, written and
- * fsync'd to the undo journal before it is made; syncfs after each
- * directory.  Left alone: dot-names, hidden and system entries (FAT
- * attributes), System Volume Information, names over 255 bytes; a boot
- * partition (boot_partition()) is refused without --force.  Names are printed
- * as `ls -b` does.  The 8.3 names are made by suggest.c; fat83.h says which
- * file does what.  See README.md.
+ * This file: the commands and their options (fat83 --help); fat83.h says
+ * which file does the rest; README.md how it works.
  */
 #define _GNU_SOURCE
 #include <errno.h>

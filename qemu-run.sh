@@ -651,8 +651,6 @@ make_initramfs() {
 			printf 'KUNIT_SUITES=fat_test\n'
 		fi
 		printf 'RUN_SUITE=%q\n' "$((NO_SUITE == 0))"
-		printf 'CONFIG_NAME=%q\n' "$CFGNAME"
-		printf 'KERNEL_LINE=%q\n' "$LINE"
 		printf 'TESTS=('
 		local t
 		for t in "${TESTS[@]}"; do printf '%q ' "${t%%:*}"; done

@@ -17,29 +17,37 @@ mapfile -t SH < <(scripts/shellcheck.sh --list)
 # rule RULE FILES-THAT-BREAK-IT: ok when there are none
 rule() { if [[ -z $2 ]]; then ok "$1"; else bad "$1: $(paste -sd' ' <<<"$2")"; fi; }
 
-HOSTS='(deb|ftp[.a-z0-9]*|security|snapshot|archive)\.debian\.org|archive\.ubuntu\.com'
+git rev-parse -q --git-dir >/dev/null || die "not a git checkout: the rules read git's files"
+HOSTS='([a-z0-9.-]+\.)?debian\.(org|net)|([a-z0-9.-]+\.)?ubuntu\.com'
 that "shell scripts listed (${#SH[@]})" test "${#SH[@]}" -ge 50
-rule "no archive host in the code (docs aside)" "$(git grep -lE "$HOSTS" -- . ':!docs' ':!*.md' ':!debian/copyright')"
+hosts=$(git grep -lE "$HOSTS" -- . ':!docs' ':!*.md' ':!debian/copyright')
+[[ $? -le 1 ]] || hosts="(git grep failed)"
+rule "no archive host in the code (docs aside)" "$hosts"
 
-# archive SOURCES-LIST SOURCES-FILE [security]: debian_archive on those sources
+# archive main|security [FILE CONTENT]...: debian_archive on sources.list
+# files of CONTENT (FILE under a test folder), DEB_MIRROR unset
 archive() {
-	local d st=0
+	local d st=0 a=$1
 	d=$(mktemp -d) && mkdir "$d/sources.list.d" || return
-	printf '%b' "$1" >"$d/sources.list"
-	printf '%b' "$2" >"$d/sources.list.d/x.sources"
-	APT_ETC=$d debian_archive "${@:3}" 2>&1 || st=$?
+	shift
+	while [[ $# -ge 2 ]]; do printf '%b' "$2" >"$d/$1"; shift 2; done
+	DEB_MIRROR='' APT_ETC=$d debian_archive "$a" 2>&1 || st=$?
 	rm -rf "$d"
 	return "$st"
 }
-machine() { [[ $(DEB_MIRROR='' debian_archive main) == */debian ]]; }
-none() { [[ $(archive 'deb http://x.example/ubuntu a main\n' '' || echo "status $?") == *"set DEB_MIRROR"*"status 1" ]]; }
+none() { [[ $(archive main sources.list 'deb http://x.example/ubuntu a main\n' || echo "status $?") == *"set DEB_MIRROR"*"status 1" ]]; }
 M='deb http://m.example/debian bookworm main\n'
-that "archive: the machine's own ends in /debian" machine
-that "archive: one-line entry with options" test "$(archive "# deb http://x/debian a main\ndeb [signed-by=/k.gpg] http://m.example/debian/ a main\n" '' main)" = http://m.example/debian
-that "archive: deb822 entry, first URI under /debian" test "$(archive '' 'Types: deb\nURIs: http://o.example/other http://m.example/debian\nSuites: trixie\n' main)" = http://m.example/debian
-that "archive: security next to the main one" test "$(archive "$M" '' security)" = http://m.example/debian-security
-that "archive: the sources' own security archive" test "$(archive "$M" 'URIs: http://s.example/debian-security\n' security)" = http://s.example/debian-security
-that "archive: DEB_MIRROR first" test "$(DEB_MIRROR=http://p.example/debian/ archive "$M" '' main)" = http://p.example/debian
+S822='Types: deb\nURIs: http://o.example/other http://m.example/debian\nSuites: trixie\nComponents: main contrib\n'
+L=sources.list.d
+found() { debian_archive main >/dev/null; }
+that "archive: the guests' one found (DEB_MIRROR or this machine's sources)" found
+that "archive: one-line entry with options" test "$(archive main sources.list "# deb http://x/debian a main\ndeb [signed-by=/k.gpg] http://m.example/debian/ a main\n")" = http://m.example/debian
+that "archive: deb822 stanza, first URI under /debian" test "$(archive main $L/x.sources "$S822")" = http://m.example/debian
+that "archive: a vendor's list without main passed over" test "$(archive main $L/docker.list 'deb [arch=amd64] https://download.docker.com/linux/debian bookworm stable\n' $L/debian.sources "$S822")" = http://m.example/debian
+that "archive: a disabled or deb-src stanza passed over" test "$(archive main $L/x.sources "Types: deb-src\nURIs: http://s.example/debian\nComponents: main\n\nEnabled: no\nTypes: deb\nURIs: http://n.example/debian\nComponents: main\n\n$S822")" = http://m.example/debian
+that "archive: security next to the main one" test "$(archive security $L/m.list "$M")" = http://m.example/debian-security
+that "archive: the sources' own security archive" test "$(archive security sources.list "$M" $L/x.sources 'Types: deb\nURIs: http://s.example/debian-security\nComponents: main\n')" = http://s.example/debian-security
+that "archive: DEB_MIRROR first" test "$(DEB_MIRROR=http://p.example/debian/ APT_ETC=/nonexistent debian_archive main)" = http://p.example/debian
 that "archive: none found says so, status 1" none
 
 # dup6 FILE...: "A:LINE ~ B:LINE" for each run of six lines of A again in B
@@ -54,7 +62,7 @@ dup6() {
 	  else if (at[k] !~ "^" FILENAME ":") print at[k] " ~ " FILENAME ":" FNR }' "$@"
 }
 # every script but the maintainer scripts, which stand alone by policy
-mapfile -t code < <(printf '%s\n' "${SH[@]}" | grep -v '^debian/')
+mapfile -t code < <({ printf '%s\n' "${SH[@]}"; git ls-files '*.sh'; } | grep -v '^debian/' | sort -u)
 rule "no six lines of one script again in another (${#code[@]} scripts)" \
 	"$(dup6 "${code[@]}" | awk '{ sub(/:[0-9]+$/, "", $1); sub(/:[0-9]+$/, "", $3); print $1 "~" $3 }' | sort -u)"
 

@@ -46,7 +46,6 @@ mkdir -p "$conf" "$OUT/old"
 	echo "NONCE=boot-times"
 	echo "SUITE=filesystems/fat"
 	echo "RUN_SUITE=1"
-	echo "CONFIG_NAME=normal"
 	echo "SPLAT_RE='BUG:|WARNING:'"
 } >"$conf/runner.conf"
 "$REPO/scripts/mkinitramfs.sh" "$CACHE/initramfs-base" "$OUT/staging" \

@@ -4,7 +4,7 @@
 # rule (a FAIL line names the files): no archive host in the code, the
 # archive read from apt sources (scripts/lib/archive.sh, tried here), no six
 # lines of one script again in another, no fat83 C file over 800 lines,
-# scripts/ and qemu-run.sh under 6 795 lines.  make house-check.
+# scripts/ and qemu-run.sh within a budget of lines.  make house-check.
 set -uo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$REPO" || exit 1
@@ -17,38 +17,54 @@ mapfile -t SH < <(scripts/shellcheck.sh --list)
 # rule RULE FILES-THAT-BREAK-IT: ok when there are none
 rule() { if [[ -z $2 ]]; then ok "$1"; else bad "$1: $(paste -sd' ' <<<"$2")"; fi; }
 
-git rev-parse -q --git-dir >/dev/null || die "not a git checkout: the rules read git's files"
-HOSTS='([a-z0-9.-]+\.)?debian\.(org|net)|([a-z0-9.-]+\.)?ubuntu\.com'
+git rev-parse -q --git-dir >/dev/null 2>&1 || die "not a git checkout: the rules read git's files"
+# an archive's URI or host: what the guests must take from apt (archive.sh)
+HOSTS='https?://[^[:space:]"'"'"']*/(debian|debian-security|ubuntu)/?(["'"'"'[:space:]]|$)|(deb|ftp[.a-z0-9]*|security|snapshot|archive|httpredir|http)\.debian\.(org|net)|(archive|security|ports)\.ubuntu\.com'
 that "shell scripts listed (${#SH[@]})" test "${#SH[@]}" -ge 50
-hosts=$(git grep -lE "$HOSTS" -- . ':!docs' ':!*.md' ':!debian/copyright')
+hosts=$(git grep -lE "$HOSTS" -- . ':!docs' ':!*.md' ':!debian/copyright' ':!scripts/check-house.sh')
 [[ $? -le 1 ]] || hosts="(git grep failed)"
-rule "no archive host in the code (docs aside)" "$hosts"
+rule "no archive address in the code (docs and these cases aside)" "$hosts"
 
-# archive main|security [FILE CONTENT]...: debian_archive on sources.list
-# files of CONTENT (FILE under a test folder), DEB_MIRROR unset
+# archive main|security [FILE CONTENT]...: debian_archive on apt files of
+# CONTENT (FILE under a test folder; POLICY: apt-cache policy's output)
+STUB=$(mktemp -d)
+trap 'rm -rf "$STUB"' EXIT
+# shellcheck disable=SC2016 # the stand-in expands it
+printf '#!/bin/sh\nprintf "%%b" "$POLICY"\n' >"$STUB/apt-cache"
+chmod +x "$STUB/apt-cache"
 archive() {
 	local d st=0 a=$1
 	d=$(mktemp -d) && mkdir "$d/sources.list.d" || return
 	shift
 	while [[ $# -ge 2 ]]; do printf '%b' "$2" >"$d/$1"; shift 2; done
-	DEB_MIRROR='' APT_ETC=$d debian_archive "$a" 2>&1 || st=$?
+	DEB_MIRROR='' APT_ETC=$d debian_archive "$a" 2>&1 </dev/null || st=$?
 	rm -rf "$d"
 	return "$st"
 }
+policy() { DEB_MIRROR='' PATH=$STUB:$PATH POLICY=$2 debian_archive "$1"; }
+found() { debian_archive main >/dev/null; }
 none() { [[ $(archive main sources.list 'deb http://x.example/ubuntu a main\n' || echo "status $?") == *"set DEB_MIRROR"*"status 1" ]]; }
+nofile() { [[ $(echo 'deb http://m.example/debian a main' | DEB_MIRROR='' APT_ETC=$STUB debian_archive main 2>&1 || echo "status $?") == *"status 1" ]]; }
 M='deb http://m.example/debian bookworm main\n'
 S822='Types: deb\nURIs: http://o.example/other http://m.example/debian\nSuites: trixie\nComponents: main contrib\n'
+KEY='Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg\n'
+P=' 500 http://v.example/debian a/main amd64 Packages\n     release o=Vendor,l=Debian,c=main,b=amd64\n 500 http://p.example/debian-security/ a-security/main amd64 Packages\n     release v=12,o=Debian,a=oldstable-security,l=Debian-Security,c=main,b=amd64\n 500 http://p.example/debian a/main amd64 Packages\n     release v=12.15,o=Debian,a=oldstable,n=bookworm,l=Debian,c=main,b=amd64\n'
 L=sources.list.d
-found() { debian_archive main >/dev/null; }
-that "archive: the guests' one found (DEB_MIRROR or this machine's sources)" found
+that "archive: the guests' one found (DEB_MIRROR, apt or this machine's sources)" found
+that "archive: apt's Debian source, not a vendor's" test "$(policy main "$P")" = http://p.example/debian
+that "archive: apt's Debian-Security source" test "$(policy security "$P")" = http://p.example/debian-security
 that "archive: one-line entry with options" test "$(archive main sources.list "# deb http://x/debian a main\ndeb [signed-by=/k.gpg] http://m.example/debian/ a main\n")" = http://m.example/debian
 that "archive: deb822 stanza, first URI under /debian" test "$(archive main $L/x.sources "$S822")" = http://m.example/debian
 that "archive: a vendor's list without main passed over" test "$(archive main $L/docker.list 'deb [arch=amd64] https://download.docker.com/linux/debian bookworm stable\n' $L/debian.sources "$S822")" = http://m.example/debian
-that "archive: a disabled or deb-src stanza passed over" test "$(archive main $L/x.sources "Types: deb-src\nURIs: http://s.example/debian\nComponents: main\n\nEnabled: no\nTypes: deb\nURIs: http://n.example/debian\nComponents: main\n\n$S822")" = http://m.example/debian
+that "archive: Debian's keyring before a vendor's list with main" test "$(archive main $L/mongo.list 'deb [signed-by=/k.gpg] http://repo.example/apt/debian bookworm main\n' $L/debian.sources "$S822$KEY")" = http://m.example/debian
+that "archive: a disabled or deb-src stanza passed over" test "$(archive main $L/x.sources "Types: deb-src\nURIs: http://s.example/debian\nComponents: main\n\nenabled:False\nTypes: deb\nURIs: http://n.example/debian\nComponents: main\n\n$S822")" = http://m.example/debian
+that "archive: a .sources file ending without a blank line" test "$(archive main $L/a.sources 'Types: deb\nURIs: http://m.example/debian\nComponents: main' $L/b.sources 'Enabled: no\nTypes: deb\nURIs: http://n.example/debian\nComponents: main\n')" = http://m.example/debian
+that "archive: a folded URIs field" test "$(archive main $L/x.sources 'Types: deb\nURIs: http://o.example/other\n http://m.example/debian\nComponents: main\n')" = http://m.example/debian
 that "archive: security next to the main one" test "$(archive security $L/m.list "$M")" = http://m.example/debian-security
 that "archive: the sources' own security archive" test "$(archive security sources.list "$M" $L/x.sources 'Types: deb\nURIs: http://s.example/debian-security\nComponents: main\n')" = http://s.example/debian-security
 that "archive: DEB_MIRROR first" test "$(DEB_MIRROR=http://p.example/debian/ APT_ETC=/nonexistent debian_archive main)" = http://p.example/debian
 that "archive: none found says so, status 1" none
+that "archive: no sources files: none, stdin not read" nofile
 
 # dup6 FILE...: "A:LINE ~ B:LINE" for each run of six lines of A again in B
 # (blank and comment lines passed over, white space folded)
@@ -70,7 +86,9 @@ mapfile -t cfiles < <(git ls-files 'tools/fat83/*.[ch]')
 that "fat83 C files found (${#cfiles[@]})" test "${#cfiles[@]}" -ge 7
 rule "no fat83 C file over 800 lines" "$(wc -l "${cfiles[@]}" | awk '$2 != "total" && $1 > 800 { print $2 ":" $1 }')"
 
-# as issue 37 counted them: every file under scripts/
+# the runner's budget, every file under scripts/ as issue 37 counted them:
+# raise it in the commit that needs more, saying why (docs/architecture.md)
+BUDGET=6795
 n=$(git ls-files -z scripts qemu-run.sh | xargs -0 cat | wc -l)
-that "scripts/ and qemu-run.sh: $n lines, fewer than 6 795" test "$n" -lt 6795
+that "scripts/ and qemu-run.sh: $n lines, fewer than the budget's $BUDGET" test "$n" -lt "$BUDGET"
 summary house

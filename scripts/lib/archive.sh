@@ -1,46 +1,57 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
 # Sourced.  debian_archive main|security: the Debian archive this machine's apt
-# uses (/etc/apt/sources.list and sources.list.d, one-line and deb822; APT_ETC
-# for another folder than /etc/apt): the first "deb" entry with component main
-# whose URI ends in /debian (a Docker or VirtualBox list does not: no main);
-# "security": the sources' own /debian-security, else that URI + "-security".
-# $DEB_MIRROR, when set, is the URI instead.
+# uses.  $DEB_MIRROR when set (security: its URI + "-security"); else what apt
+# says is Debian's (apt-cache policy: o=Debian, l=Debian or Debian-Security,
+# c=main); else the sources (/etc/apt/sources.list(.d), one-line and deb822;
+# APT_ETC for another folder): the first deb entry of component main whose
+# URI ends in /debian, those signed by debian-archive-keyring first, for
+# security one ending in /debian-security, else that URI + "-security".
 debian_archive() {
 	local uri sec=
 	[[ ${1:-} == security ]] && sec=1
 	if [[ -n ${DEB_MIRROR:-} ]]; then
-		uri=${DEB_MIRROR%/}${sec:+-security}
-	else
-		local f files=()
-		local e=${APT_ETC:-/etc/apt}
-		for f in "$e/sources.list" "$e"/sources.list.d/*.list "$e"/sources.list.d/*.sources; do
-			[[ -f $f ]] && files+=("$f")
-		done
-		uri=$(awk -v sec="$sec" '
-			function take(types, uris, comps,   a, i, n) {
-				if (types !~ /(^| )deb( |$)/ || comps !~ /(^| )main( |$)/) return
-				n = split(uris, a, " ")
-				for (i = 1; i <= n; i++) { sub(/\/+$/, "", a[i]); u[++un] = a[i] }
-			}
-			function flush() { if (!off) take(t, us, c); t = us = c = ""; off = 0 }
-			FNR == 1 { flush() }
-			/^[ \t]*#/ { next }
-			FILENAME ~ /\.sources$/ {   # deb822: a stanza ends at a blank line
-				if (NF == 0) { flush(); next }
-				k = tolower($1); v = $0; sub(/^[^:]*:[ \t]*/, "", v)
-				if (k == "types:") t = v; else if (k == "uris:") us = v
-				else if (k == "components:") c = v; else if (k == "enabled:" && tolower(v) == "no") off = 1
-				next
-			}
-			$1 == "deb" { sub(/\[[^]]*\][ \t]*/, ""); v = ""; for (i = 4; i <= NF; i++) v = v " " $i; take("deb", $2, v) }
-			END {
-				flush()
-				for (i = 1; i <= un; i++) if (sec != "" && u[i] ~ /\/debian-security$/) { print u[i]; exit }
-				for (i = 1; i <= un; i++) if (u[i] ~ /\/debian$/) { print u[i] (sec != "" ? "-security" : ""); exit }
-			}' /dev/null "${files[@]}")
-		[[ -n $uri ]] ||
-			{ echo "no Debian archive (a deb entry of component main, its URI ending in /debian) in $e/sources.list(.d); set DEB_MIRROR" >&2; return 1; }
+		printf '%s\n' "${DEB_MIRROR%/}${sec:+-security}"
+		return
 	fi
+	if [[ -z ${APT_ETC:-} ]] && command -v apt-cache >/dev/null; then
+		uri=$(apt-cache policy 2>/dev/null | awk -v l="l=Debian${sec:+-Security}," '
+			$1 ~ /^[0-9]+$/ && $2 ~ /:\/\// { u = $2; next }
+			$1 == "release" && u != "" && index($0, "o=Debian,") && index($0, l) && index($0, "c=main,") { sub(/\/+$/, "", u); print u; exit }
+			{ u = "" }')
+		[[ -z $uri ]] || { printf '%s\n' "$uri"; return; }
+	fi
+	local f files=() e=${APT_ETC:-/etc/apt}
+	for f in "$e/sources.list" "$e"/sources.list.d/*.list "$e"/sources.list.d/*.sources; do
+		[[ -f $f ]] && files+=("$f")
+	done
+	# /dev/null first: no file, no stdin read
+	uri=$(awk -v sec="$sec" '
+		function take(types, uris, comps, key,   a, i, n) {
+			if (types !~ /(^|[ \t])deb([ \t]|$)/ || comps !~ /(^|[ \t])main([ \t]|$)/) return
+			n = split(uris, a, " ")
+			for (i = 1; i <= n; i++) { sub(/\/+$/, "", a[i]); un++; U[un] = a[i]; K[un] = key ~ /debian-archive-keyring/ }
+		}
+		function flush() { if (!off) take(f["types"], f["uris"], f["components"], f["signed-by"]); delete f; k = ""; off = 0 }
+		FNR == 1 { flush() }
+		/^[ \t]*#/ { next }
+		FILENAME ~ /\.sources$/ {   # deb822: stanzas, a blank line between
+			if (NF == 0) flush()
+			else if (/^[ \t]/ && k != "") f[k] = f[k] " " $0   # a folded line
+			else if (match($0, /^[A-Za-z0-9-]+:/)) {
+				k = tolower(substr($0, 1, RLENGTH - 1)); v = substr($0, RLENGTH + 1); gsub(/^[ \t]+|[ \t]+$/, "", v); f[k] = v
+				if (k == "enabled" && tolower(v) ~ /^(no|false|off|without|disable)$/) off = 1
+			}
+			next
+		}
+		$1 == "deb" { o = match($0, /\[[^]]*\]/) ? substr($0, RSTART, RLENGTH) : ""; sub(/\[[^]]*\][ \t]*/, "")
+			v = ""; for (i = 4; i <= NF; i++) v = v " " $i; take("deb", $2, v, o) }
+		function pick(re, add,   p, i) {
+			for (p = 1; p >= 0; p--) for (i = 1; i <= un; i++) if (K[i] >= p && U[i] ~ re) { print U[i] add; return 1 }
+		}
+		END { flush(); if (!(sec != "" && pick("/debian-security$", ""))) pick("/debian$", sec != "" ? "-security" : "") }' \
+		/dev/null "${files[@]}")
+	[[ -n $uri ]] ||
+		{ echo "no Debian archive (apt-cache policy, or a deb entry of component main, its URI ending in /debian, in $e/sources.list(.d)); set DEB_MIRROR" >&2; return 1; }
 	printf '%s\n' "$uri"
 }

@@ -48,16 +48,24 @@ nofile() { [[ $(echo 'deb http://m.example/debian a main' | DEB_MIRROR='' APT_ET
 M='deb http://m.example/debian bookworm main\n'
 S822='Types: deb\nURIs: http://o.example/other http://m.example/debian\nSuites: trixie\nComponents: main contrib\n'
 KEY='Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg\n'
-P=' 500 http://v.example/debian a/main amd64 Packages\n     release o=Vendor,l=Debian,c=main,b=amd64\n 500 http://p.example/debian-security/ a-security/main amd64 Packages\n     release v=12,o=Debian,a=oldstable-security,l=Debian-Security,c=main,b=amd64\n 500 http://p.example/debian a/main amd64 Packages\n     release v=12.15,o=Debian,a=oldstable,n=bookworm,l=Debian,c=main,b=amd64\n'
+# apt-cache policy, the sources last first: Debian's, then a DVD, a snapshot
+# and a vendor's list (Label Debian) above them in the sources
+R='     release o=Debian,l=Debian,c=main,b=amd64\n'
+P=" 500 http://p.example/debian-security/ a-security/main amd64 Packages\n     release o=Debian,l=Debian-Security,c=main,b=amd64\n
+ 500 http://p.example/debian a/main amd64 Packages\n$R
+ 500 http://o.example/debian a/main amd64 Packages\n$R
+ 500 cdrom://[Debian GNU/Linux 12] a/main amd64 Packages\n$R
+ 500 http://s.example/archive/debian/20250520T000000Z a/main amd64 Packages\n$R
+ 500 http://v.example/debian a/main amd64 Packages\n     release o=Vendor,l=Debian,c=main,b=amd64\n"
 L=sources.list.d
 that "archive: the guests' one found (DEB_MIRROR, apt or this machine's sources)" found
-that "archive: apt's Debian source, not a vendor's" test "$(policy main "$P")" = http://p.example/debian
+that "archive: apt's Debian source listed first, not a vendor's, a snapshot or a DVD" test "$(policy main "$P")" = http://o.example/debian
 that "archive: apt's Debian-Security source" test "$(policy security "$P")" = http://p.example/debian-security
 that "archive: one-line entry with options" test "$(archive main sources.list "# deb http://x/debian a main\ndeb [signed-by=/k.gpg] http://m.example/debian/ a main\n")" = http://m.example/debian
 that "archive: deb822 stanza, first URI under /debian" test "$(archive main $L/x.sources "$S822")" = http://m.example/debian
 that "archive: a vendor's list without main passed over" test "$(archive main $L/docker.list 'deb [arch=amd64] https://download.docker.com/linux/debian bookworm stable\n' $L/debian.sources "$S822")" = http://m.example/debian
 that "archive: Debian's keyring before a vendor's list with main" test "$(archive main $L/mongo.list 'deb [signed-by=/k.gpg] http://repo.example/apt/debian bookworm main\n' $L/debian.sources "$S822$KEY")" = http://m.example/debian
-that "archive: a disabled or deb-src stanza passed over" test "$(archive main $L/x.sources "Types: deb-src\nURIs: http://s.example/debian\nComponents: main\n\nenabled:False\nTypes: deb\nURIs: http://n.example/debian\nComponents: main\n\n$S822")" = http://m.example/debian
+that "archive: a disabled or deb-src stanza passed over" test "$(archive main $L/x.sources "Types: deb-src\nURIs: http://s.example/debian\nComponents: main\n\nEnabled: 0\nTypes: deb\nURIs: http://z.example/debian\nComponents: main\n\nenabled:False\nTypes: deb\nURIs: http://n.example/debian\nComponents: main\n\n$S822")" = http://m.example/debian
 that "archive: a .sources file ending without a blank line" test "$(archive main $L/a.sources 'Types: deb\nURIs: http://m.example/debian\nComponents: main' $L/b.sources 'Enabled: no\nTypes: deb\nURIs: http://n.example/debian\nComponents: main\n')" = http://m.example/debian
 that "archive: a folded URIs field" test "$(archive main $L/x.sources 'Types: deb\nURIs: http://o.example/other\n http://m.example/debian\nComponents: main\n')" = http://m.example/debian
 that "archive: security next to the main one" test "$(archive security $L/m.list "$M")" = http://m.example/debian-security

@@ -3,7 +3,7 @@
 # Sourced.  debian_archive main|security: the Debian archive this machine's apt
 # uses.  $DEB_MIRROR when set (security: its URI + "-security"); else what apt
 # says is Debian's (apt-cache policy: o=Debian, l=Debian or Debian-Security,
-# c=main); else the sources (/etc/apt/sources.list(.d), one-line and deb822;
+# c=main, a URI ending in /debian or /debian-security); else the sources (/etc/apt/sources.list(.d), one-line and deb822;
 # APT_ETC for another folder): the first deb entry of component main whose
 # URI ends in /debian, those signed by debian-archive-keyring first, for
 # security one ending in /debian-security, else that URI + "-security".
@@ -15,10 +15,12 @@ debian_archive() {
 		return
 	fi
 	if [[ -z ${APT_ETC:-} ]] && command -v apt-cache >/dev/null; then
-		uri=$(apt-cache policy 2>/dev/null | awk -v l="l=Debian${sec:+-Security}," '
-			$1 ~ /^[0-9]+$/ && $2 ~ /:\/\// { u = $2; next }
-			$1 == "release" && u != "" && index($0, "o=Debian,") && index($0, l) && index($0, "c=main,") { sub(/\/+$/, "", u); print u; exit }
-			{ u = "" }')
+		# apt lists the sources last first: the last one of an archive's shape
+		uri=$(apt-cache policy 2>/dev/null | awk -v l="l=Debian${sec:+-Security}," -v re="^(https?|ftp)://.*/debian${sec:+-security}\$" '
+			$1 ~ /^[0-9]+$/ { u = $2; sub(/\/+$/, "", u); next }
+			$1 == "release" && u ~ re && index($0, "o=Debian,") && index($0, l) && index($0, "c=main,") { last = u }
+			{ u = "" }
+			END { if (last != "") print last }')
 		[[ -z $uri ]] || { printf '%s\n' "$uri"; return; }
 	fi
 	local f files=() e=${APT_ETC:-/etc/apt}
@@ -40,7 +42,7 @@ debian_archive() {
 			else if (/^[ \t]/ && k != "") f[k] = f[k] " " $0   # a folded line
 			else if (match($0, /^[A-Za-z0-9-]+:/)) {
 				k = tolower(substr($0, 1, RLENGTH - 1)); v = substr($0, RLENGTH + 1); gsub(/^[ \t]+|[ \t]+$/, "", v); f[k] = v
-				if (k == "enabled" && tolower(v) ~ /^(no|false|off|without|disable)$/) off = 1
+				if (k == "enabled" && tolower(v) ~ /^(no|false|off|without|disable|0)$/) off = 1
 			}
 			next
 		}

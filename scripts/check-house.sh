@@ -45,32 +45,51 @@ policy() { DEB_MIRROR='' PATH=$STUB:$PATH POLICY=$2 debian_archive "$1"; }
 found() { debian_archive main >/dev/null; }
 none() { [[ $(archive main sources.list 'deb http://x.example/ubuntu a main\n' || echo "status $?") == *"set DEB_MIRROR"*"status 1" ]]; }
 nofile() { [[ $(echo 'deb http://m.example/debian a main' | DEB_MIRROR='' APT_ETC=$STUB debian_archive main 2>&1 || echo "status $?") == *"status 1" ]]; }
-M='deb http://m.example/debian bookworm main\n'
+# is WANT WHAT CMD...: ok when CMD prints WANT
+is() { local w=$1 d=$2; shift 2; that "$d" test "$("$@")" = "$w"; }
+# st URI [LINE...]: a deb822 stanza of component main
+st() { printf 'Types: deb\nURIs: %s\nComponents: main\n' "$1"; shift; [[ $# == 0 ]] || printf '%s\n' "$@"; echo; }
+M='deb http://m.example/debian bookworm main\n' L=sources.list.d
 S822='Types: deb\nURIs: http://o.example/other http://m.example/debian\nSuites: trixie\nComponents: main contrib\n'
-KEY='Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg\n'
 # apt-cache policy, the sources last first: Debian's, then a DVD, a snapshot
 # and a vendor's list (Label Debian) above them in the sources
 R='     release o=Debian,l=Debian,c=main,b=amd64\n'
-P=" 500 http://p.example/debian-security/ a-security/main amd64 Packages\n     release o=Debian,l=Debian-Security,c=main,b=amd64\n
+P=" 500 http://p.example/debian-security/ a-security/main amd64 Packages
+     release o=Debian,l=Debian-Security,c=main,b=amd64\n
  500 http://p.example/debian a/main amd64 Packages\n$R
  500 http://o.example/debian a/main amd64 Packages\n$R
  500 cdrom://[Debian GNU/Linux 12] a/main amd64 Packages\n$R
  500 http://s.example/archive/debian/20250520T000000Z a/main amd64 Packages\n$R
- 500 http://v.example/debian a/main amd64 Packages\n     release o=Vendor,l=Debian,c=main,b=amd64\n"
-L=sources.list.d
+ 500 http://v.example/debian a/main amd64 Packages
+     release o=Vendor,l=Debian,c=main,b=amd64\n"
 that "archive: the guests' one found (DEB_MIRROR, apt or this machine's sources)" found
-that "archive: apt's Debian source listed first, not a vendor's, a snapshot or a DVD" test "$(policy main "$P")" = http://o.example/debian
-that "archive: apt's Debian-Security source" test "$(policy security "$P")" = http://p.example/debian-security
-that "archive: one-line entry with options" test "$(archive main sources.list "# deb http://x/debian a main\ndeb [signed-by=/k.gpg] http://m.example/debian/ a main\n")" = http://m.example/debian
-that "archive: deb822 stanza, first URI under /debian" test "$(archive main $L/x.sources "$S822")" = http://m.example/debian
-that "archive: a vendor's list without main passed over" test "$(archive main $L/docker.list 'deb [arch=amd64] https://download.docker.com/linux/debian bookworm stable\n' $L/debian.sources "$S822")" = http://m.example/debian
-that "archive: Debian's keyring before a vendor's list with main" test "$(archive main $L/mongo.list 'deb [signed-by=/k.gpg] http://repo.example/apt/debian bookworm main\n' $L/debian.sources "$S822$KEY")" = http://m.example/debian
-that "archive: a disabled or deb-src stanza passed over" test "$(archive main $L/x.sources "Types: deb-src\nURIs: http://s.example/debian\nComponents: main\n\nEnabled: 0\nTypes: deb\nURIs: http://z.example/debian\nComponents: main\n\nenabled:False\nTypes: deb\nURIs: http://n.example/debian\nComponents: main\n\n$S822")" = http://m.example/debian
-that "archive: a .sources file ending without a blank line" test "$(archive main $L/a.sources 'Types: deb\nURIs: http://m.example/debian\nComponents: main' $L/b.sources 'Enabled: no\nTypes: deb\nURIs: http://n.example/debian\nComponents: main\n')" = http://m.example/debian
-that "archive: a folded URIs field" test "$(archive main $L/x.sources 'Types: deb\nURIs: http://o.example/other\n http://m.example/debian\nComponents: main\n')" = http://m.example/debian
-that "archive: security next to the main one" test "$(archive security $L/m.list "$M")" = http://m.example/debian-security
-that "archive: the sources' own security archive" test "$(archive security sources.list "$M" $L/x.sources 'Types: deb\nURIs: http://s.example/debian-security\nComponents: main\n')" = http://s.example/debian-security
-that "archive: DEB_MIRROR first" test "$(DEB_MIRROR=http://p.example/debian/ APT_ETC=/nonexistent debian_archive main)" = http://p.example/debian
+is http://o.example/debian "archive: apt's Debian source listed first, not a vendor's, a snapshot or a DVD" policy main "$P"
+is http://p.example/debian-security "archive: apt's Debian-Security source" policy security "$P"
+is http://m.example/debian "archive: one-line entry with options" \
+	archive main sources.list "# deb http://x/debian a main\ndeb [signed-by=/k.gpg] http://m.example/debian/ a main\n"
+is http://m.example/debian "archive: deb822 stanza, first URI under /debian" archive main $L/x.sources "$S822"
+is http://m.example/debian "archive: a vendor's list without main passed over" archive main \
+	$L/docker.list 'deb [arch=amd64] https://download.docker.com/linux/debian bookworm stable\n' $L/debian.sources "$S822"
+is http://m.example/debian "archive: Debian's keyring before a vendor's list with main" archive main \
+	$L/mongo.list 'deb [signed-by=/k.gpg] http://repo.example/apt/debian bookworm main\n' \
+	$L/debian.sources "${S822}Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg\n"
+is http://m.example/debian "archive: a disabled or deb-src stanza passed over" archive main $L/x.sources \
+	"$(st http://s.example/debian | sed 's/^Types: deb$/Types: deb-src/')
+
+$(st http://z.example/debian 'Enabled: 0')
+
+$(st http://n.example/debian 'enabled:False')
+
+$S822"
+is http://m.example/debian "archive: a .sources file ending without a blank line" archive main \
+	$L/a.sources "$(st http://m.example/debian)" $L/b.sources "$(st http://n.example/debian 'Enabled: no')"
+is http://m.example/debian "archive: a folded URIs field" archive main $L/x.sources "$(st 'http://o.example/other
+ http://m.example/debian')"
+is http://m.example/debian-security "archive: security next to the main one" archive security $L/m.list "$M"
+is http://s.example/debian-security "archive: the sources' own security archive" \
+	archive security sources.list "$M" $L/x.sources "$(st http://s.example/debian-security)"
+is http://p.example/debian "archive: DEB_MIRROR first" env DEB_MIRROR=http://p.example/debian/ APT_ETC=/nonexistent bash -c \
+	'. scripts/lib/archive.sh && debian_archive main'
 that "archive: none found says so, status 1" none
 that "archive: no sources files: none, stdin not read" nofile
 

@@ -1,27 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# distro-kernel.sh CACHE WORK LINE [--no-dkms]
-#
-# For ./qemu-run.sh --distro-kernel: Debian's own kernel and the fat
-# modules the DKMS package built for it in a Debian root, with nothing
-# installed for or loaded into this machine's kernel (no file under /boot,
-# /lib/modules, /usr/src or /var/lib/dkms):
-#   1. scripts/deb-check.sh --suite SUITE --export (LINE 6.1: Debian 12
-#      "bookworm", 6.12: Debian 13 "trixie", 7.3: Debian 14 "forky"'s 7.2):
-#      in a debootstrap root the
-#      package is installed on an older kernel ABI of the line, then apt
-#      installs the newer ABI and the package's kernel hook builds the
-#      modules for it; its vmlinuz, the modules the suite needs and the
-#      built ones are exported to CACHE/deb-check-NN/export/ (kept while
-#      the package version is the same: --reuse-export);
-#   2. WORK/modroot/usr/lib/modules/RELEASE: the stock modules the suite
-#      needs (loop, nls_*) and the stock fat, vfat, msdos, plus the built
-#      ones in updates/dkms/ (xz-compressed ones uncompressed, which leaves
-#      their srcversion alone), indexed by depmod -b, as the root has
-#      them.  --no-dkms leaves the built ones out (the guest must then
-#      find the stock ones loaded, not these).
-# Writes WORK/distro.env (VMLINUZ, KREL, MODROOT, LOAD, EXPECT, ...).
+# distro-kernel.sh CACHE WORK LINE [--no-dkms]: for ./qemu-run.sh
+# --distro-kernel, Debian's kernel of LINE and the fat modules the DKMS
+# package built for it (deb-check.sh --export of the line's suite), as a
+# module root in WORK/modroot (--no-dkms: the stock ones only) and
+# WORK/distro.env (VMLINUZ, KREL, MODROOT, LOAD, EXPECT, ...); nothing on
+# this machine installed or loaded.  docs/debian.md, "How it is made and proven".
 set -euo pipefail
 
 # shellcheck source=scripts/lib/guest.sh

@@ -37,11 +37,12 @@ archive() {
 	d=$(mktemp -d) && mkdir "$d/sources.list.d" || return
 	shift
 	while [[ $# -ge 2 ]]; do printf '%b' "$2" >"$d/$1"; shift 2; done
-	DEB_MIRROR='' APT_ETC=$d debian_archive "$a" 2>&1 </dev/null || st=$?
+	DEB_MIRROR='' APT_ETC=$d OS_RELEASE=$STUB/os-release debian_archive "$a" 2>&1 </dev/null || st=$?
 	rm -rf "$d"
 	return "$st"
 }
-policy() { DEB_MIRROR='' PATH=$STUB:$PATH POLICY=$2 debian_archive "$1"; }
+policy() { DEB_MIRROR='' PATH=$STUB:$PATH POLICY=$2 OS_RELEASE=$STUB/os-release debian_archive "$1"; }
+echo 'VERSION_CODENAME="trixie"' >"$STUB/os-release"
 found() { debian_archive main >/dev/null; }
 none() { [[ $(archive main sources.list 'deb http://x.example/ubuntu a main\n' || echo "status $?") == *"set DEB_MIRROR"*"status 1" ]]; }
 nofile() { [[ $(echo 'deb http://m.example/debian a main' | DEB_MIRROR='' APT_ETC=$STUB debian_archive main 2>&1 || echo "status $?") == *"status 1" ]]; }
@@ -51,25 +52,32 @@ is() { local w=$1 d=$2; shift 2; that "$d" test "$("$@")" = "$w"; }
 st() { printf 'Types: deb\nURIs: %s\nComponents: main\n' "$1"; shift; [[ $# == 0 ]] || printf '%s\n' "$@"; echo; }
 M='deb http://m.example/debian bookworm main\n' L=sources.list.d
 S822='Types: deb\nURIs: http://o.example/other http://m.example/debian\nSuites: trixie\nComponents: main contrib\n'
-# apt-cache policy, the sources last first: Debian's, then a DVD, a snapshot
-# and a vendor's list (Label Debian) above them in the sources
-R='     release o=Debian,l=Debian,c=main,b=amd64\n'
+# apt-cache policy, the sources last first: Debian's (o.example listed first,
+# the answer), then a DVD, a snapshot, a vendor's list (Label Debian) and an
+# older release (archive.debian.org) listed before them
+R='     release o=Debian,n=trixie,l=Debian,c=main,b=amd64\n'
 P=" 500 http://p.example/debian-security/ a-security/main amd64 Packages
-     release o=Debian,l=Debian-Security,c=main,b=amd64\n
+     release o=Debian,n=trixie-security,l=Debian-Security,c=main,b=amd64\n
+ 500 http://q.example/debian-security/ a-security/main amd64 Packages
+     release o=Debian,n=buster-security,l=Debian-Security,c=main,b=amd64\n
  500 http://p.example/debian a/main amd64 Packages\n$R
  500 http://o.example/debian a/main amd64 Packages\n$R
  500 cdrom://[Debian GNU/Linux 12] a/main amd64 Packages\n$R
  500 http://s.example/archive/debian/20250520T000000Z a/main amd64 Packages\n$R
  500 http://v.example/debian a/main amd64 Packages
-     release o=Vendor,l=Debian,c=main,b=amd64\n"
+     release o=Vendor,l=Debian,c=main,b=amd64\n
+ 500 http://archive.example/debian a/main amd64 Packages
+     release o=Debian,n=buster,l=Debian,c=main,b=amd64\n"
 that "archive: the guests' one found (DEB_MIRROR, apt or this machine's sources)" found
-is http://o.example/debian "archive: apt's Debian source listed first, not a vendor's, a snapshot or a DVD" policy main "$P"
+is http://o.example/debian "archive: apt's Debian source of this release listed first" policy main "$P"
 is http://p.example/debian-security "archive: apt's Debian-Security source" policy security "$P"
 is http://m.example/debian "archive: one-line entry with options" \
-	archive main sources.list "# deb http://x/debian a main\ndeb [signed-by=/k.gpg] http://m.example/debian/ a main\n"
+	archive main sources.list "# deb http://x/debian a main\ndeb file:/srv/debian a main\ndeb [signed-by=/k.gpg] http://m.example/debian/ a main\n"
 is http://m.example/debian "archive: deb822 stanza, first URI under /debian" archive main $L/x.sources "$S822"
+is http://m.example/debian "archive: this release's suite before an older one listed first" archive main \
+	$L/archive.list 'deb http://archive.example/debian buster main\n' $L/debian.sources "$S822"
 is http://m.example/debian "archive: a vendor's list without main passed over" archive main \
-	$L/docker.list 'deb [arch=amd64] https://download.docker.com/linux/debian bookworm stable\n' $L/debian.sources "$S822"
+	$L/docker.list 'deb [arch=amd64] https://docker.example/linux/debian bookworm stable\n' $L/debian.sources "$S822"
 is http://m.example/debian "archive: Debian's keyring before a vendor's list with main" archive main \
 	$L/mongo.list 'deb [signed-by=/k.gpg] http://repo.example/apt/debian bookworm main\n' \
 	$L/debian.sources "${S822}Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg\n"

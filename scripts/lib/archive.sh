@@ -1,24 +1,29 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
-# Sourced.  debian_archive main|security: the Debian archive this machine's apt
-# uses.  $DEB_MIRROR when set (security: its URI + "-security"); else what apt
-# says is Debian's (apt-cache policy: o=Debian, l=Debian or Debian-Security,
-# c=main, a URI ending in /debian or /debian-security); else the sources (/etc/apt/sources.list(.d), one-line and deb822;
-# APT_ETC for another folder): the first deb entry of component main whose
-# URI ends in /debian, those signed by debian-archive-keyring first, for
-# security one ending in /debian-security, else that URI + "-security".
+# Sourced.  debian_archive main|security: the Debian archive this machine's
+# apt uses: $DEB_MIRROR when set (security: URI + "-security"); else apt's
+# Debian source (apt-cache policy: o=Debian, l=Debian or Debian-Security,
+# c=main, an http(s) or ftp URI ending in /debian or /debian-security); else
+# the sources' (/etc/apt or APT_ETC: sources.list(.d), one-line and deb822)
+# first deb entry of component main under /debian, for security its own
+# /debian-security or URI + "-security".  Of several, those of this release's
+# suite (VERSION_CODENAME of /etc/os-release or OS_RELEASE) and, in the
+# sources, those signed by debian-archive-keyring first; then the first listed.
 debian_archive() {
-	local uri sec=
+	local uri sec='' cn
 	[[ ${1:-} == security ]] && sec=1
 	if [[ -n ${DEB_MIRROR:-} ]]; then
 		printf '%s\n' "${DEB_MIRROR%/}${sec:+-security}"
 		return
 	fi
+	cn=$(sed -n 's/^VERSION_CODENAME=["'"'"']\{0,1\}\([a-z]*\).*/\1/p' "${OS_RELEASE:-/etc/os-release}" 2>/dev/null)
 	if [[ -z ${APT_ETC:-} ]] && command -v apt-cache >/dev/null; then
-		# apt lists the sources last first: the last one of an archive's shape
-		uri=$(apt-cache policy 2>/dev/null | awk -v l="l=Debian${sec:+-Security}," -v re="^(https?|ftp)://.*/debian${sec:+-security}\$" '
+		# apt prints the sources last first: the last of the best
+		uri=$(apt-cache policy 2>/dev/null | awk -v l="l=Debian${sec:+-Security}," -v n="n=$cn${sec:+-security}," \
+			-v re="^(https?|ftp)://.*/debian${sec:+-security}\$" '
 			$1 ~ /^[0-9]+$/ { u = $2; sub(/\/+$/, "", u); next }
-			$1 == "release" && u ~ re && index($0, "o=Debian,") && index($0, l) && index($0, "c=main,") { last = u }
+			$1 == "release" && u ~ re && index($0, "o=Debian,") && index($0, l) && index($0, "c=main,") {
+				r = index($0, n) > 0; if (r >= best) { best = r; last = u } }
 			{ u = "" }
 			END { if (last != "") print last }')
 		[[ -z $uri ]] || { printf '%s\n' "$uri"; return; }
@@ -28,13 +33,16 @@ debian_archive() {
 		[[ -f $f ]] && files+=("$f")
 	done
 	# /dev/null first: no file, no stdin read
-	uri=$(awk -v sec="$sec" '
-		function take(types, uris, comps, key,   a, i, n) {
+	uri=$(awk -v sec="$sec" -v cn="$cn" '
+		function take(types, uris, suites, comps, key,   a, i, n) {
 			if (types !~ /(^|[ \t])deb([ \t]|$)/ || comps !~ /(^|[ \t])main([ \t]|$)/) return
 			n = split(uris, a, " ")
-			for (i = 1; i <= n; i++) { sub(/\/+$/, "", a[i]); un++; U[un] = a[i]; K[un] = key ~ /debian-archive-keyring/ }
+			for (i = 1; i <= n; i++) {
+				sub(/\/+$/, "", a[i]); un++; U[un] = a[i]
+				R[un] = 2 * (key ~ /debian-archive-keyring/) + (cn != "" && (" " suites " ") ~ (" " cn "(-security)? "))
+			}
 		}
-		function flush() { if (!off) take(f["types"], f["uris"], f["components"], f["signed-by"]); delete f; k = ""; off = 0 }
+		function flush() { if (!off) take(f["types"], f["uris"], f["suites"], f["components"], f["signed-by"]); delete f; k = ""; off = 0 }
 		FNR == 1 { flush() }
 		/^[ \t]*#/ { next }
 		FILENAME ~ /\.sources$/ {   # deb822: stanzas, a blank line between
@@ -47,13 +55,13 @@ debian_archive() {
 			next
 		}
 		$1 == "deb" { o = match($0, /\[[^]]*\]/) ? substr($0, RSTART, RLENGTH) : ""; sub(/\[[^]]*\][ \t]*/, "")
-			v = ""; for (i = 4; i <= NF; i++) v = v " " $i; take("deb", $2, v, o) }
+			v = ""; for (i = 4; i <= NF; i++) v = v " " $i; take("deb", $2, $3, v, o) }
 		function pick(re, add,   p, i) {
-			for (p = 1; p >= 0; p--) for (i = 1; i <= un; i++) if (K[i] >= p && U[i] ~ re) { print U[i] add; return 1 }
+			for (p = 3; p >= 0; p--) for (i = 1; i <= un; i++) if (R[i] >= p && U[i] ~ re) { print U[i] add; return 1 }
 		}
-		END { flush(); if (!(sec != "" && pick("/debian-security$", ""))) pick("/debian$", sec != "" ? "-security" : "") }' \
+		END { flush(); if (!(sec != "" && pick("^(https?|ftp)://.*/debian-security$", ""))) pick("^(https?|ftp)://.*/debian$", sec != "" ? "-security" : "") }' \
 		/dev/null "${files[@]}")
 	[[ -n $uri ]] ||
-		{ echo "no Debian archive (apt-cache policy, or a deb entry of component main, its URI ending in /debian, in $e/sources.list(.d)); set DEB_MIRROR" >&2; return 1; }
+		{ echo "no Debian archive (apt-cache policy, or a deb entry of component main under /debian in $e/sources.list(.d)); set DEB_MIRROR" >&2; return 1; }
 	printf '%s\n' "$uri"
 }

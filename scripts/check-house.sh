@@ -21,10 +21,10 @@ git rev-parse -q --git-dir >/dev/null 2>&1 || die "not a git checkout: the rules
 # an archive's URI or host: what the guests must take from apt (archive.sh)
 HOSTS='https?://[^[:space:]"'"'"']*/(debian|debian-security|ubuntu)/?(["'"'"'[:space:]]|$)|(deb|ftp[.a-z0-9]*|security|snapshot|archive|httpredir|http)\.debian\.(org|net)|(archive|security|ports)\.ubuntu\.com'
 that "shell scripts listed (${#SH[@]})" test "${#SH[@]}" -ge 50
-raw=$(git grep -nE "$HOSTS" -- . ':!docs' ':!*.md' ':!debian/copyright')
+raw=$(git grep -anE "$HOSTS" -- . ':!docs' ':!*.md' ':!debian/copyright')
 st=$?
 # the cases below use .example hosts (RFC 2606)
-hosts=$(sed -E 's#[a-z]+://[a-z0-9.-]*\.example[^[:space:]"'"'"']*##g' <<<"$raw" | grep -E "$HOSTS" | cut -d: -f1 | sort -u)
+hosts=$(sed -E 's#[a-z]+://[a-z0-9.-]*\.example/[^[:space:]"'"'"'\\]*##g' <<<"$raw" | grep -E "$HOSTS" | cut -d: -f1 | sort -u)
 ((st <= 1)) || hosts="(git grep failed)"
 rule "no archive address in the code (docs and .example hosts aside)" "$hosts"
 
